@@ -1,0 +1,1 @@
+"""boexplore.analysis (being built)."""

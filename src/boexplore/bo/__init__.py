@@ -1,0 +1,1 @@
+"""boexplore.bo (being built)."""

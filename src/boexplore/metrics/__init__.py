@@ -1,0 +1,1 @@
+"""boexplore.metrics (being built)."""

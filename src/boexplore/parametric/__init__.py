@@ -1,0 +1,1 @@
+"""boexplore.parametric (being built)."""

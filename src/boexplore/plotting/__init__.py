@@ -1,0 +1,1 @@
+"""boexplore.plotting (being built)."""

@@ -1,0 +1,1 @@
+"""boexplore.problems (being built)."""

@@ -1,0 +1,1 @@
+"""Real-world problems (Lasso, rover, robot pushing, lunar lander, MuJoCo)."""
