@@ -4,10 +4,27 @@ A problem is evaluated on the unit cube and always *maximised*: minimisation
 problems are negated (``negated = True``). ``to_spec`` / ``from_spec`` give an
 exact JSON round-trip so the generation stage can materialise an instance and
 later stages re-create it from the file alone.
+
+Factory contract (``registry.register(info, factory)``): a factory is called as
+``factory(dim=..., instance_seed=..., **options)`` where ``options`` are the
+problem's ``_spec_options()`` plus, only when relevant,
+
+* ``noise_std: float`` -- passed when the saved spec has ``noise_std > 0``;
+* ``data_files: dict[str, str] | None`` -- passed by ``load_instance`` /
+  ``from_spec`` when the spec has ``data_files``: the same keys that
+  ``write_data`` returned, mapped to **absolute** paths of the saved files.
+  A factory that generates data (e.g. a synthetic Lasso design) should load it
+  from these paths instead of regenerating it.
+
+Noise: with ``noise_std > 0`` ``evaluate`` adds Gaussian noise drawn from a
+generator seeded by (instance seed, hash of the point's float64 bytes), so
+``evaluate`` stays a pure function: the same point always gets the same noisy
+value, whether evaluated alone or inside a batch.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,10 +53,13 @@ class Problem:
     Subclasses implement ``_evaluate_unit`` (already validated input) and
     ``_spec_options`` (constructor keyword arguments needed to re-create the
     instance). Problems that need generated data override ``write_data``.
+    ``optimizer_unit`` is a known maximiser in the unit cube (shape (d,)) or
+    ``None``; plotting and tests use it.
     """
 
     name: str = ""
     negated: bool = False
+    optimizer_unit: np.ndarray | None = None
 
     def __init__(
         self,
@@ -57,6 +77,8 @@ class Problem:
         self.instance_seed = int(instance_seed)
         self.optimum_value = optimum_value
         self.noise_std = float(noise_std)
+        if not np.isfinite(self.noise_std) or self.noise_std < 0:
+            raise ValueError(f"{self.name}: noise_std must be >= 0, got {noise_std}")
 
     # -- evaluation -------------------------------------------------------
     def validate_input(self, X_unit: np.ndarray) -> np.ndarray:
@@ -79,12 +101,36 @@ class Problem:
         return np.clip(X, 0.0, 1.0)
 
     def evaluate(self, X_unit: np.ndarray) -> np.ndarray:
-        """Objective values (n,) at unit-cube points, maximisation convention."""
+        """Objective values (n,) at unit-cube points, maximisation convention.
+
+        Includes observation noise when ``noise_std > 0`` (deterministic per point).
+        """
         X = self.validate_input(X_unit)
+        y = self._checked_values(X)
+        if self.noise_std > 0:
+            y = y + self.noise_std * self._point_normals(X)
+        return y
+
+    def evaluate_noiseless(self, X_unit: np.ndarray) -> np.ndarray:
+        """Noise-free objective values (n,), e.g. for regret of noisy problems."""
+        return self._checked_values(self.validate_input(X_unit))
+
+    def _checked_values(self, X: np.ndarray) -> np.ndarray:
         y = np.asarray(self._evaluate_unit(X), dtype=float).reshape(-1)
         if y.shape[0] != X.shape[0]:
             raise RuntimeError(f"{self.name}: returned {y.shape[0]} values for {X.shape[0]} points")
         return y
+
+    def _point_normals(self, X: np.ndarray) -> np.ndarray:
+        """One standard normal per row, a pure function of (instance seed, row bytes)."""
+        rows = np.ascontiguousarray(X + 0.0, dtype="<f8")  # + 0.0 maps -0.0 to 0.0
+        seed = self.instance_seed % 2**63
+        out = np.empty(rows.shape[0])
+        for i, row in enumerate(rows):
+            digest = hashlib.blake2b(row.tobytes(), digest_size=8).digest()
+            rng = np.random.default_rng([seed, int.from_bytes(digest, "little")])
+            out[i] = rng.standard_normal()
+        return out
 
     def _evaluate_unit(self, X: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -107,8 +153,12 @@ class Problem:
     def write_data(self, directory: Path) -> dict[str, str]:
         """Write generated data files into ``directory``; return {key: file name}.
 
-        Called by the generation stage; the returned names (relative to the
-        spec's directory) are stored under ``spec["data_files"]``.
+        Called by ``save_instance`` with a directory reserved for this instance
+        (created beforehand, next to the json). Return names relative to
+        ``directory``; ``save_instance`` stores them, relative to the json,
+        under ``spec["data_files"]``, and ``load_instance`` hands them back to
+        the factory as absolute paths through ``data_files=``. Write each file
+        atomically (temp file + ``os.replace``).
         """
         return {}
 
