@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import importlib
 
-from boexplore.problems import embedded, synthetic  # noqa: F401  (register on import)
-from boexplore.problems import realworld  # noqa: F401  (registers its problems on import)
+# Importing a problem module registers its problems.
+from boexplore.problems import embedded, realworld, synthetic  # noqa: F401
 from boexplore.problems.base import Problem, ProblemInfo
 from boexplore.problems.instances import from_spec, load_instance, save_instance
 from boexplore.problems.registry import get_problem, list_problems, problem_info

@@ -176,4 +176,6 @@ class Problem:
         }
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r}, dim={self.dim}, seed={self.instance_seed})"
+        return (
+            f"{type(self).__name__}(name={self.name!r}, dim={self.dim}, seed={self.instance_seed})"
+        )

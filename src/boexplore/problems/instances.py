@@ -58,7 +58,9 @@ def _check_consistent(problem: Problem, spec: dict[str, Any]) -> None:
     saved_options = spec.get("options") or {}
     now = json.loads(json.dumps(problem._spec_options()))
     if now != json.loads(json.dumps(saved_options)):
-        raise ValueError(f"{spec['name']}: re-created options {now} differ from saved {saved_options}")
+        raise ValueError(
+            f"{spec['name']}: re-created options {now} differ from saved {saved_options}"
+        )
 
 
 def _atomic_write_text(path: Path, text: str) -> None:

@@ -79,9 +79,7 @@ class SyntheticProblem(Problem):
 
     negated = True
 
-    def __init__(
-        self, name: str, dim: int, instance_seed: int = 0, noise_std: float = 0.0
-    ) -> None:
+    def __init__(self, name: str, dim: int, instance_seed: int = 0, noise_std: float = 0.0) -> None:
         if name not in SPECS:
             raise ValueError(f"unknown synthetic problem {name!r}; known: {', '.join(SPECS)}")
         spec = SPECS[name]
@@ -134,7 +132,9 @@ def _register_all() -> None:
     for spec in SPECS.values():
         has_opt = spec.optimum_dims is None
         dims_note = (
-            "" if has_opt else f"; optimum known for d in {{{', '.join(map(str, spec.optimum_dims or ()))}}}"
+            ""
+            if has_opt
+            else f"; optimum known for d in {{{', '.join(map(str, spec.optimum_dims or ()))}}}"
         )
         info = ProblemInfo(
             name=spec.name,
