@@ -1,0 +1,39 @@
+# boexplore replication pipeline: problems -> BO runs -> metrics -> bound checks -> figures -> report.
+# Usage: `snakemake --cores N` (default config), `--configfile config/smoke.yaml` (CI),
+# `--profile profiles/slurm --configfile config/paper.yaml` (cluster). See README.md.
+import os
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+# Load the default config only when none was given (a --configfile replaces it, never merges).
+if "run_name" not in config:
+
+    configfile: os.path.join(workflow.basedir, "config/config.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/problems.smk"
+include: "workflow/rules/runs.smk"
+include: "workflow/rules/metrics.smk"
+include: "workflow/rules/bounds.smk"
+
+
+if os.path.exists(os.path.join(workflow.basedir, "workflow/rules/analysis.smk")):
+
+    include: "workflow/rules/analysis.smk"
+
+
+if os.path.exists(os.path.join(workflow.basedir, "workflow/rules/parametric.smk")):
+
+    include: "workflow/rules/parametric.smk"
+
+
+report: "workflow/report/workflow.rst"
+
+
+rule all:
+    input:
+        final_outputs(),
+    default_target: True

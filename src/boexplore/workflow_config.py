@@ -1,0 +1,172 @@
+"""Validate a workflow config before any job runs.
+
+Two layers: the JSON Schema in ``config/schema/`` (types, ranges, unknown keys,
+defaults filled in) and semantic checks the schema cannot express (the problem
+is registered, the dimension is allowed for it, the method spec parses).
+Every error names the offending key, e.g. ``methods.ucb_hi``.
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "config" / "schema"
+
+
+class ConfigError(ValueError):
+    """A config problem; the message names the key and says what is wrong."""
+
+
+def _key_path(parts: Any) -> str:
+    path = ".".join(str(p) for p in parts)
+    return path or "<top level>"
+
+
+def _load_schema_resources(schema_dir: Path):
+    """Registry of every schema file in ``schema_dir`` so relative ``$ref`` resolves."""
+    from referencing import Registry, Resource
+
+    resources = []
+    for file in sorted(schema_dir.glob("*.schema.yaml")):
+        content = yaml.safe_load(file.read_text()) or {}
+        content.setdefault("$schema", "https://json-schema.org/draft/2020-12/schema")
+        resources.append((file.name, Resource.from_contents(content)))
+    return Registry().with_resources(resources)
+
+
+def _validator_with_defaults(schema: dict, registry):
+    """A Draft 2020-12 validator that also fills in ``default`` values."""
+    from jsonschema import Draft202012Validator, validators
+
+    base_properties = Draft202012Validator.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema_node):
+        if isinstance(instance, dict):
+            for name, sub in properties.items():
+                if isinstance(sub, dict) and "default" in sub and name not in instance:
+                    instance[name] = copy.deepcopy(sub["default"])
+                elif isinstance(sub, dict) and "$ref" in sub and name not in instance:
+                    resolved = validator._resolver.lookup(sub["$ref"]).contents
+                    if "default" in resolved:
+                        instance[name] = copy.deepcopy(resolved["default"])
+        yield from base_properties(validator, properties, instance, schema_node)
+
+    cls = validators.extend(Draft202012Validator, {"properties": set_defaults})
+    return cls(schema, registry=registry)
+
+
+def validate_schema(config: dict, schema_dir: Path = SCHEMA_DIR) -> dict:
+    """Check ``config`` against the JSON Schema; return a copy with defaults filled."""
+    config = copy.deepcopy(config)
+    schema_file = schema_dir / "config.schema.yaml"
+    schema = yaml.safe_load(schema_file.read_text())
+    registry = _load_schema_resources(schema_dir)
+    validator = _validator_with_defaults(schema, registry)
+    # Defaults are inserted before the validator descends, so one pass fills nested ones too.
+    errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
+    if errors:
+        raise ConfigError("\n".join(_describe(e) for e in errors))
+    return config
+
+
+def _describe(error) -> str:
+    """Turn a jsonschema error into a message that names the key."""
+    path = list(error.absolute_path)
+    if error.validator == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        keys = ", ".join(_key_path([*path, k]) for k in extra)
+        allowed = ", ".join(sorted(error.schema.get("properties", {})))
+        return f"config key {keys}: unknown key (typo?); allowed here: {allowed}"
+    return f"config key {_key_path(path)}: {error.message}"
+
+
+def _semantic_errors(config: Mapping[str, Any]) -> Iterator[str]:
+    """Checks that need the package: problems exist, dims allowed, specs parse."""
+    from boexplore.problems import problem_info
+
+    for label, entry in config["problems"].items():
+        try:
+            info = problem_info(entry["name"])
+        except KeyError as exc:
+            yield f"config key problems.{label}.name: {exc.args[0]}"
+            continue
+        dim = entry.get("dim") or info.default_dim
+        if dim is None:
+            yield f"config key problems.{label}.dim: problem {info.name!r} needs a dim ({info.dims})"
+        elif dim < info.min_dim or (info.max_dim is not None and dim > info.max_dim):
+            yield (
+                f"config key problems.{label}.dim: {dim} is out of range for "
+                f"{info.name!r} (allowed: {info.dims})"
+            )
+        budget = entry.get("budget") or config["budget"]
+        n_init = entry.get("n_init") or config["n_init"]
+        if n_init > budget:
+            yield f"config key problems.{label}: n_init ({n_init}) exceeds budget ({budget})"
+    try:
+        from boexplore.bo import parse_method
+    except ImportError:  # BO engine not installed: only syntax-free checks possible
+        parse_method = None
+    if parse_method is not None:
+        for label, spec in config["methods"].items():
+            try:
+                parse_method(spec)
+            except ValueError as exc:
+                yield f"config key methods.{label}: {exc}"
+    for i, rule in enumerate(config.get("exclude", [])):
+        if not fnmatch.filter(config["problems"], rule["problem"]) or not fnmatch.filter(
+            config["methods"], rule["method"]
+        ):
+            yield f"config key exclude.{i}: pattern matches no configured problem/method"
+
+
+def validate_config(config: Mapping[str, Any], schema_dir: Path = SCHEMA_DIR) -> dict:
+    """Full validation; raises ``ConfigError`` listing every problem found."""
+    checked = validate_schema(dict(config), schema_dir)
+    errors = list(_semantic_errors(checked))
+    if errors:
+        raise ConfigError("\n".join(errors))
+    return checked
+
+
+def load_config(path: str | Path, schema_dir: Path = SCHEMA_DIR) -> dict:
+    """Read a YAML config file and validate it."""
+    data = yaml.safe_load(Path(path).read_text()) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: top level must be a mapping")
+    return validate_config(data, schema_dir)
+
+
+def is_excluded(config: Mapping[str, Any], problem: str, method: str) -> bool:
+    """True when (problem, method) matches an ``exclude`` rule."""
+    return any(
+        fnmatch.fnmatch(problem, r["problem"]) and fnmatch.fnmatch(method, r["method"])
+        for r in config.get("exclude", [])
+    )
+
+
+def run_table(config: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every (problem, method, seed) run the config asks for, with its budget."""
+    rows = []
+    for problem, entry in config["problems"].items():
+        budget = entry.get("budget") or config["budget"]
+        n_init = entry.get("n_init") or config["n_init"]
+        for method in config["methods"]:
+            if is_excluded(config, problem, method):
+                continue
+            for seed in config["seeds"]:
+                rows.append(
+                    {
+                        "problem": problem,
+                        "method": method,
+                        "seed": int(seed),
+                        "budget": int(budget),
+                        "n_init": int(n_init),
+                    }
+                )
+    return rows

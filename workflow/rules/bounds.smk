@@ -1,0 +1,24 @@
+# Stage 4: check every trace against the OTSD bounds (lower bounds <= OTSD <= Psi).
+
+
+rule bound_checks:
+    input:
+        f"{RESULTS}/tables/metrics.parquet",
+    output:
+        table=f"{RESULTS}/tables/bounds.parquet",
+        summary=f"{RESULTS}/tables/bounds_summary.csv",
+        png=report(
+            f"{FIGURES}/otsd_bounds.png",
+            caption="../report/otsd_bounds.rst",
+            category="Bounds",
+        ),
+        pdf=f"{FIGURES}/otsd_bounds.pdf",
+    params:
+        config_section={"problems": config["problems"], "methods": config["methods"]},
+    log:
+        f"logs/{RUN}/tables/bound_checks.log",
+    localrule: True
+    conda:
+        ENV
+    script:
+        "../scripts/bound_checks.py"

@@ -1,0 +1,59 @@
+# Stage 3: score every run (OTSD, normalized OTSD, OE both variants, bounds, regret),
+# then aggregate into tidy tables.
+
+
+rule score_run:
+    input:
+        f"{RESULTS}/runs/{{problem}}/{{method}}/seed{{seed}}.parquet",
+    output:
+        f"{RESULTS}/metrics/{{problem}}/{{method}}/seed{{seed}}.parquet",
+    log:
+        f"logs/{RUN}/metrics/{{problem}}/{{method}}/seed{{seed}}.log",
+    threads: 1
+    resources:
+        runtime=10,
+        mem_mb=1000,
+    conda:
+        ENV
+    script:
+        "../scripts/score_run.py"
+
+
+rule aggregate_metrics:
+    input:
+        metrics=all_metric_files(),
+        runs=all_run_files(),
+        problems=expand(f"{RESULTS}/problems/{{problem}}.json", problem=config["problems"]),
+    output:
+        metrics=f"{RESULTS}/tables/metrics.parquet",
+        summary=f"{RESULTS}/tables/runs_summary.csv",
+        provenance=f"{RESULTS}/tables/provenance.json",
+    params:
+        methods=config["methods"],
+        problems=config["problems"],
+    log:
+        f"logs/{RUN}/tables/aggregate_metrics.log",
+    localrule: True
+    conda:
+        ENV
+    script:
+        "../scripts/aggregate_metrics.py"
+
+
+rule timing_figure:
+    input:
+        f"{RESULTS}/tables/runs_summary.csv",
+    output:
+        png=report(
+            f"{FIGURES}/run_timings.png",
+            caption="../report/run_timings.rst",
+            category="Workflow",
+        ),
+        pdf=f"{FIGURES}/run_timings.pdf",
+    log:
+        f"logs/{RUN}/figures/run_timings.log",
+    localrule: True
+    conda:
+        ENV
+    script:
+        "../scripts/timing_figure.py"
