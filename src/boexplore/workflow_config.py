@@ -61,9 +61,10 @@ def _validator_with_defaults(schema: dict, registry):
     return cls(schema, registry=registry)
 
 
-def validate_schema(config: dict, schema_dir: Path = SCHEMA_DIR) -> dict:
+def validate_schema(config: dict, schema_dir: str | Path = SCHEMA_DIR) -> dict:
     """Check ``config`` against the JSON Schema; return a copy with defaults filled."""
     config = copy.deepcopy(config)
+    schema_dir = Path(schema_dir)
     schema_file = schema_dir / "config.schema.yaml"
     schema = yaml.safe_load(schema_file.read_text())
     registry = _load_schema_resources(schema_dir)
@@ -125,7 +126,7 @@ def _semantic_errors(config: Mapping[str, Any]) -> Iterator[str]:
             yield f"config key exclude.{i}: pattern matches no configured problem/method"
 
 
-def validate_config(config: Mapping[str, Any], schema_dir: Path = SCHEMA_DIR) -> dict:
+def validate_config(config: Mapping[str, Any], schema_dir: str | Path = SCHEMA_DIR) -> dict:
     """Full validation; raises ``ConfigError`` listing every problem found."""
     checked = validate_schema(dict(config), schema_dir)
     errors = list(_semantic_errors(checked))

@@ -1,0 +1,116 @@
+"""Bad configs are rejected before any job runs, with the offending key named."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from boexplore.workflow_config import ConfigError, is_excluded, load_config, run_table, validate_config
+
+from wfhelpers import CONFIGS, REPO
+
+
+@pytest.fixture(scope="module")
+def smoke() -> dict:
+    return yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_shipped_configs_validate(name: str) -> None:
+    cfg = load_config(REPO / "config" / f"{name}.yaml")
+    assert cfg["run_name"]
+    assert run_table(cfg), "every shipped config runs something"
+
+
+def test_defaults_filled(smoke: dict) -> None:
+    cfg = validate_config(smoke)
+    assert cfg["bo"]["warm_start"] is True
+    assert cfg["resources"]["runtime_factor"] == 1.0
+    assert cfg["problems"]["branin"]["instance_seed"] == 0
+
+
+def _rejects(cfg: dict, *fragments: str) -> str:
+    with pytest.raises(ConfigError) as err:
+        validate_config(cfg)
+    message = str(err.value)
+    for fragment in fragments:
+        assert fragment in message, message
+    return message
+
+
+def test_unknown_method(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["methods"]["oops"] = "ucbb(beta=2)"
+    _rejects(cfg, "methods.oops")
+
+
+def test_unknown_method_parameter(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["methods"]["ucb_low"] = "ucb(betta=2)"
+    _rejects(cfg, "methods.ucb_low")
+
+
+def test_unknown_problem(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["problems"]["x"] = {"name": "no_such_problem", "dim": 3}
+    _rejects(cfg, "problems.x.name", "no_such_problem")
+
+
+def test_dim_out_of_range(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["problems"]["branin"]["dim"] = 5
+    _rejects(cfg, "problems.branin.dim", "out of range")
+
+
+@pytest.mark.parametrize("budget", [-3, 0])
+def test_non_positive_budget(smoke: dict, budget: int) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["budget"] = budget
+    _rejects(cfg, "config key budget")
+
+
+def test_empty_seed_list(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["seeds"] = []
+    _rejects(cfg, "config key seeds")
+
+
+def test_typo_top_level_key(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["seedz"] = [1]
+    _rejects(cfg, "seedz", "unknown key")
+
+
+def test_typo_nested_key(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["bo"]["num_restart"] = 3
+    _rejects(cfg, "bo.num_restart", "unknown key")
+
+
+def test_typo_problem_key(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["problems"]["branin"]["dimm"] = 2
+    _rejects(cfg, "problems.branin.dimm")
+
+
+def test_n_init_larger_than_budget(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["n_init"] = 50
+    _rejects(cfg, "n_init")
+
+
+def test_exclude_pattern_must_match(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["exclude"] = [{"problem": "nothing*", "method": "kg"}]
+    _rejects(cfg, "exclude.0")
+
+
+def test_exclusion_and_run_table(smoke: dict) -> None:
+    cfg = validate_config(smoke)
+    runs = run_table(cfg)
+    assert is_excluded(cfg, "hartmann6_d50", "kg")
+    assert not any(r["problem"] == "hartmann6_d50" and r["method"] == "kg" for r in runs)
+    n_expected = len(cfg["problems"]) * len(cfg["methods"]) * len(cfg["seeds"]) - 3 * len(cfg["seeds"])
+    assert len(runs) == n_expected

@@ -1,0 +1,85 @@
+"""End-to-end smoke workflow in a temporary directory (CI runs it: `pytest -m smoke`)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+import yaml
+
+from boexplore.workflow_config import run_table, validate_config
+
+from wfhelpers import REPO, run_snakemake
+
+pytestmark = pytest.mark.smoke
+
+
+@pytest.fixture(scope="module")
+def smoke_dir(tmp_path_factory):
+    """Run the whole smoke DAG once; the tests below inspect its outputs."""
+    work = tmp_path_factory.mktemp("smoke")
+    proc = run_snakemake(
+        ["--cores", "2", "--configfile", str(REPO / "config" / "smoke.yaml")], cwd=work, timeout=1500
+    )
+    assert proc.returncode == 0, proc.stderr[-6000:]
+    return work
+
+
+@pytest.fixture(scope="module")
+def smoke_config() -> dict:
+    return validate_config(yaml.safe_load((REPO / "config" / "smoke.yaml").read_text()))
+
+
+def test_every_run_and_method_present(smoke_dir, smoke_config) -> None:
+    table = pd.read_parquet(smoke_dir / "results/smoke/tables/metrics.parquet")
+    expected = {(r["problem"], r["method"], r["seed"]) for r in run_table(smoke_config)}
+    got = set(table[["problem", "method", "seed"]].itertuples(index=False, name=None))
+    assert got == expected
+    assert set(table["method"]) == set(smoke_config["methods"])
+
+
+def test_metrics_are_sane(smoke_dir, smoke_config) -> None:
+    table = pd.read_parquet(smoke_dir / "results/smoke/tables/metrics.parquet")
+    final = table.sort_values("n").groupby(["problem", "method", "seed"]).tail(1)
+    assert (final["n"] == smoke_config["budget"]).all()
+    assert final["otsd"].gt(0).all()
+    assert final["otsd_norm"].between(0, 1).all()
+    assert table.groupby(["problem", "method", "seed"])["otsd"].apply(lambda s: s.is_monotonic_increasing).all()
+
+
+def test_traces_have_the_configured_length(smoke_dir, smoke_config) -> None:
+    for r in run_table(smoke_config)[:10]:
+        trace = pd.read_parquet(smoke_dir / f"results/smoke/runs/{r['problem']}/{r['method']}/seed{r['seed']}.parquet")
+        assert len(trace) == r["budget"]
+        xs = trace.filter(regex=r"^x_\d+$").to_numpy()
+        assert ((xs >= 0) & (xs <= 1)).all()
+
+
+def test_bounds_hold_on_every_trace(smoke_dir) -> None:
+    bounds = pd.read_parquet(smoke_dir / "results/smoke/tables/bounds.parquet")
+    assert len(bounds) > 0
+    assert (bounds["frac_inside_both"] == 1.0).all(), bounds[bounds.frac_inside_both < 1]
+
+
+def test_figures_have_sidecars_tracing_back_to_runs(smoke_dir) -> None:
+    figures = sorted((smoke_dir / "figures/smoke").glob("*.png"))
+    assert len(figures) >= 2
+    for png in figures:
+        assert png.with_suffix(".pdf").exists(), png
+        sidecar = json.loads(png.with_suffix(".json").read_text())
+        assert sidecar["inputs"], png
+        for item in sidecar["inputs"]:
+            assert len(item["sha256"]) == 64
+    provenance = json.loads((smoke_dir / "results/smoke/tables/provenance.json").read_text())
+    assert provenance["runs"] and provenance["problems"]
+
+
+def test_report_builds(smoke_dir) -> None:
+    proc = run_snakemake(
+        ["--cores", "1", "--configfile", str(REPO / "config" / "smoke.yaml"), "--report", "report.html"],
+        cwd=smoke_dir,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert (smoke_dir / "report.html").stat().st_size > 10_000
