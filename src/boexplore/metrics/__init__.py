@@ -1,1 +1,39 @@
-"""boexplore.metrics (being built)."""
+"""Exploration metrics for Bayesian optimization (paper 1: OTSD and OE).
+
+All functions take observations ``X`` (T, d) in acquisition order in [0,1]^d
+(or pass ``bounds=(2, d)`` to rescale) and return one value per prefix.
+"""
+
+from boexplore.metrics.bounds import (
+    held_karp,
+    mst_weights,
+    otsd_lower_bound,
+    tour_lower_bounds,
+)
+from boexplore.metrics.distances import pairwise_distances
+from boexplore.metrics.entropy import k_schedule, log_unit_ball_volume, observation_entropy
+from boexplore.metrics.otsd import otsd, otsd_normalized, otsd_tour, psi, tour_length
+from boexplore.metrics.scoring import SCORE_COLUMNS, metrics_table, score_trace
+from boexplore.metrics.tracker import ExplorationTracker
+from boexplore.metrics.validation import as_points
+
+__all__ = [
+    "SCORE_COLUMNS",
+    "ExplorationTracker",
+    "as_points",
+    "held_karp",
+    "k_schedule",
+    "log_unit_ball_volume",
+    "metrics_table",
+    "mst_weights",
+    "observation_entropy",
+    "otsd",
+    "otsd_lower_bound",
+    "otsd_normalized",
+    "otsd_tour",
+    "pairwise_distances",
+    "psi",
+    "score_trace",
+    "tour_length",
+    "tour_lower_bounds",
+]

@@ -1,0 +1,77 @@
+"""Micro-benchmarks: ``python -m boexplore.bench metrics [--T 500 1000 ...] [--d 2 20 180]``.
+
+Prints T, d and wall-clock seconds of each metric (all prefixes) on uniform
+random points. No assertions; figures go into reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+
+DEFAULT_T: tuple[int, ...] = (500, 1000, 2000, 4000)
+DEFAULT_D: tuple[int, ...] = (2, 20, 180)
+
+
+def _timed(fn: Callable[[], object], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def bench_metrics(
+    Ts: list[int], ds: list[int], repeat: int = 1, with_bounds: bool = False
+) -> list[dict]:
+    """Time OTSD, OE (both variants in one pass) and optionally the tour lower bounds."""
+    import numpy as np
+
+    from boexplore.metrics import observation_entropy, otsd, tour_lower_bounds
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for T in Ts:
+        for d in ds:
+            X = rng.random((T, d))
+            row = {
+                "T": T,
+                "d": d,
+                "otsd_s": _timed(lambda X=X: otsd(X), repeat),
+                "oe_s": _timed(lambda X=X: observation_entropy(X), repeat),
+            }
+            if with_bounds:
+                row["bounds_s"] = _timed(lambda X=X: tour_lower_bounds(X), repeat)
+            rows.append(row)
+            print(
+                "  ".join(
+                    f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()
+                ),
+                flush=True,
+            )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m boexplore.bench``."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    parser = argparse.ArgumentParser(prog="python -m boexplore.bench")
+    sub = parser.add_subparsers(dest="what", required=True)
+    m = sub.add_parser("metrics", help="time OTSD and OE over a (T, d) grid")
+    m.add_argument("--T", nargs="+", type=int, default=list(DEFAULT_T))
+    m.add_argument("--d", nargs="+", type=int, default=list(DEFAULT_D))
+    m.add_argument("--repeat", type=int, default=1)
+    m.add_argument(
+        "--bounds", action="store_true", help="also time the tour lower bounds (slow MST)"
+    )
+    args = parser.parse_args(argv)
+    bench_metrics(args.T, args.d, args.repeat, args.bounds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""score_trace: per-prefix exploration metrics of one BO trace (docs/interfaces.md)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from boexplore.metrics.bounds import bounds_from_distances
+from boexplore.metrics.distances import pairwise_distances
+from boexplore.metrics.entropy import entropy_from_distances
+from boexplore.metrics.otsd import otsd_from_distances, psi
+from boexplore.metrics.validation import as_points
+
+SCORE_COLUMNS: tuple[str, ...] = (
+    "problem", "dim", "method", "seed", "n", "iteration", "otsd", "otsd_norm", "psi",
+    "otsd_lb_mst", "otsd_lb_diam", "otsd_lb_nn", "otsd_lb", "oe_kl", "oe_ref",
+    "best_so_far", "regret",
+)  # fmt: skip
+_ID_COLUMNS = ("problem", "dim", "method", "seed")
+_X_COLUMN = re.compile(r"^x_(\d+)$")
+
+
+def x_columns(frame: pd.DataFrame) -> list[str]:
+    """Names ``x_0 .. x_{d-1}`` present in ``frame`` (sorted by index); ValueError if not contiguous."""
+    found = sorted((int(m.group(1)), c) for c in frame.columns if (m := _X_COLUMN.match(str(c))))
+    if not found:
+        return []
+    idx = [i for i, _ in found]
+    if idx != list(range(len(idx))):
+        raise ValueError(
+            f"x columns must be x_0 .. x_{{d-1}} without gaps, found {[c for _, c in found]}"
+        )
+    return [c for _, c in found]
+
+
+def metrics_table(X: np.ndarray) -> dict[str, np.ndarray]:
+    """All per-prefix metric columns for unit-cube points ``X`` (T, d), one distance matrix."""
+    T, d = X.shape
+    D = pairwise_distances(X)
+    tour_len, _ = otsd_from_distances(D, d)
+    p = psi(d, np.arange(1, T + 1))
+    oe = entropy_from_distances(D, d)
+    lb = bounds_from_distances(D)
+    return {
+        "n": np.arange(1, T + 1),
+        "otsd": tour_len,
+        "otsd_norm": tour_len / p,
+        "psi": np.asarray(p, dtype=np.float64),
+        "otsd_lb_mst": lb["mst"],
+        "otsd_lb_diam": lb["diam"],
+        "otsd_lb_nn": lb["nn"],
+        "otsd_lb": lb["lb"],
+        "oe_kl": oe["kl"],
+        "oe_ref": oe["reference"],
+    }
+
+
+def score_trace(trace: pd.DataFrame) -> pd.DataFrame:
+    """One row per prefix size n = 1..T with the columns of ``SCORE_COLUMNS``.
+
+    ``trace`` is a BO trace (docs/interfaces.md): rows are sorted by ``eval_index``
+    and the points are the ``x_0 .. x_{d-1}`` columns (unit cube), initial design included.
+    """
+    if not isinstance(trace, pd.DataFrame):
+        raise ValueError(f"score_trace expects a pandas DataFrame, got {type(trace).__name__}")
+    if len(trace) == 0:
+        raise ValueError("score_trace: the trace has no rows (T = 0)")
+    cols = x_columns(trace)
+    if not cols:
+        raise ValueError("score_trace: the trace has no x_0 .. x_{d-1} columns")
+    required = ("eval_index", "iteration", *_ID_COLUMNS)
+    missing = [c for c in required if c not in trace.columns]
+    if missing:
+        raise ValueError(f"score_trace: trace is missing columns {missing}")
+    if trace["eval_index"].duplicated().any():
+        raise ValueError("score_trace: duplicate eval_index values")
+    tr = trace.sort_values("eval_index", kind="stable").reset_index(drop=True)
+    X = as_points(tr[cols].to_numpy(dtype=np.float64), name="trace x columns")
+    T = X.shape[0]
+    out: dict[str, object] = {}
+    for c in _ID_COLUMNS:
+        out[c] = tr[c].to_numpy()
+    out.update(metrics_table(X))
+    out["iteration"] = tr["iteration"].to_numpy()
+    for c in ("best_so_far", "regret"):
+        out[c] = tr[c].to_numpy(dtype=np.float64) if c in tr.columns else np.full(T, np.nan)
+    return pd.DataFrame({c: out[c] for c in SCORE_COLUMNS})
