@@ -1,0 +1,104 @@
+"""OE relative to uniform random points: ``oe_rel = oe_kl − E[oe_kl of uniform]``.
+
+The k-NN entropy estimator is biased upward in high dimension (≈ +5.6 at
+d = 20, +78 at d = 180 for ~200 uniform points), so raw OE values cannot be
+compared across problems. Subtracting the Monte-Carlo mean of the *same*
+estimator on uniform points with the same (d, N) removes that bias: oe_rel ≈ 0
+means "as spread as random search", negative means more concentrated.
+
+Because a prefix of a uniform sample is itself a uniform sample, one sample of
+size N_max per replicate gives the baseline for every N ≤ N_max at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+PrefixEstimator = Callable[[np.ndarray], np.ndarray]
+
+
+def default_prefix_estimator(X: np.ndarray) -> np.ndarray:
+    """Per-prefix textbook OE (``oe_kl``) from ``boexplore.metrics``, length T.
+
+    Accepts either a per-prefix array or a scalar-per-call implementation of
+    ``observation_entropy``; entries where OE is undefined are NaN.
+    """
+    from boexplore.metrics import observation_entropy
+
+    T = X.shape[0]
+    res = np.asarray(observation_entropy(X, variant="kl"), dtype=float)
+    if res.ndim == 1 and res.size == T:
+        return res
+    if res.ndim == 0:
+        out = np.full(T, np.nan)
+        for n in range(2, T + 1):
+            out[n - 1] = float(observation_entropy(X[:n], variant="kl"))
+        return out
+    raise ValueError(f"observation_entropy returned shape {res.shape} for {T} points")
+
+
+class UniformOEBaseline:
+    """Seeded Monte-Carlo mean OE of uniform points, cached per (d, N_max)."""
+
+    def __init__(
+        self, n_rep: int = 16, seed: int = 0, estimator: PrefixEstimator | None = None
+    ) -> None:
+        if n_rep < 1:
+            raise ValueError(f"n_rep must be >= 1, got {n_rep}")
+        self.n_rep = n_rep
+        self.seed = seed
+        self.estimator = estimator or default_prefix_estimator
+        self._cache: dict[int, np.ndarray] = {}
+
+    def curve(self, d: int, n_max: int) -> np.ndarray:
+        """Mean uniform OE for N = 1..n_max (index N−1); NaN where undefined."""
+        if d < 1 or n_max < 1:
+            raise ValueError(f"need d >= 1 and n_max >= 1, got d={d}, n_max={n_max}")
+        have = self._cache.get(d)
+        if have is not None and have.size >= n_max:
+            return have[:n_max]
+        reps = np.empty((self.n_rep, n_max))
+        for r in range(self.n_rep):
+            # one stream per (seed, d, replicate): prefixes do not depend on n_max
+            rng = np.random.default_rng([self.seed, d, r])
+            reps[r] = self.estimator(rng.random((n_max, d)))
+        with np.errstate(all="ignore"):
+            finite = np.isfinite(reps)
+            mean = np.where(finite.any(axis=0),
+                            np.nansum(np.where(finite, reps, 0.0), axis=0)
+                            / np.maximum(finite.sum(axis=0), 1), np.nan)
+        self._cache[d] = mean
+        return mean
+
+    def value(self, d: int, n: int) -> float:
+        """Mean uniform OE at (d, N = n)."""
+        return float(self.curve(d, n)[n - 1])
+
+    def table(self) -> pd.DataFrame:
+        """Long table (dim, n, oe_uniform) of everything computed so far."""
+        rows = [pd.DataFrame({"dim": d, "n": np.arange(1, c.size + 1), "oe_uniform": c})
+                for d, c in sorted(self._cache.items())]
+        if not rows:
+            return pd.DataFrame(columns=["dim", "n", "oe_uniform"])
+        return pd.concat(rows, ignore_index=True)
+
+
+def add_oe_rel(metrics: pd.DataFrame, baseline: UniformOEBaseline) -> pd.DataFrame:
+    """Copy of ``metrics`` with ``oe_uniform`` and ``oe_rel = oe_kl − oe_uniform``."""
+    for col in ("dim", "n", "oe_kl"):
+        if col not in metrics.columns:
+            raise ValueError(f"metrics table lacks column {col!r} needed for oe_rel")
+    out = metrics.copy()
+    base = np.full(len(out), np.nan)
+    dims = out["dim"].to_numpy(dtype=int)
+    ns = out["n"].to_numpy(dtype=int)
+    for d in np.unique(dims):
+        mask = dims == d
+        curve = baseline.curve(int(d), int(ns[mask].max()))
+        base[mask] = curve[ns[mask] - 1]
+    out["oe_uniform"] = base
+    out["oe_rel"] = out["oe_kl"].astype(float) - base
+    return out

@@ -1,0 +1,195 @@
+"""Run every paper-1 analysis on an aggregated metrics table.
+
+``run_analysis`` returns all result tables in one object; ``write_tables``
+stores them under ``results/<run>/tables/``. The claims table is built from
+this object by :mod:`boexplore.analysis.claims`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from boexplore.analysis.config import analysis_config
+from boexplore.analysis.correlation import otsd_oe_correlation, per_problem_correlation
+from boexplore.analysis.oe_baseline import UniformOEBaseline, add_oe_rel
+from boexplore.analysis.paper_order import compare_pairs, kendall_with_paper, paper_levels
+from boexplore.analysis.performance import nonmonotone_test, per_problem_shape
+from boexplore.analysis.summaries import (
+    cell_medians,
+    final_rows,
+    performance_score,
+    ranks_within_problem,
+    summarize_final,
+    trajectory_summary,
+)
+from boexplore.analysis.taxonomy import PartialOrder, dimension_subsets, taxonomy
+from boexplore.analysis.variants import effect_summary, match_variants, paired_differences
+
+META_COLUMNS = ("method_spec", "base_method", "q", "trust_region", "raasp")
+
+
+@dataclass
+class AnalysisResult:
+    """Every analysis table plus the taxonomy partial orders."""
+
+    config: dict[str, Any]
+    metrics: pd.DataFrame
+    final: pd.DataFrame
+    cells: pd.DataFrame
+    summary_final: pd.DataFrame
+    trajectories: pd.DataFrame
+    taxonomy_pairs: pd.DataFrame
+    taxonomy_classes: pd.DataFrame
+    orders: dict[tuple[str, str], PartialOrder]
+    paper_pairs: pd.DataFrame
+    paper_tau: pd.DataFrame
+    correlation: dict[str, float]
+    correlation_per_problem: pd.DataFrame
+    performance_shape: pd.DataFrame
+    performance_test: dict[str, float]
+    variant_pairs: pd.DataFrame
+    variant_diffs: pd.DataFrame
+    variant_summary: pd.DataFrame
+    oe_baseline: pd.DataFrame
+    min_seeds_seen: int
+    notes: list[str] = field(default_factory=list)
+
+
+def _with_metadata(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Fill metadata columns the analysis needs when an older table lacks them."""
+    out = metrics.copy()
+    defaults = {"method_spec": out["method"], "base_method": out["method"], "q": 1,
+                "trust_region": False, "raasp": False}
+    for col in META_COLUMNS:
+        if col not in out.columns:
+            out[col] = defaults[col]
+    out["q"] = out["q"].fillna(1).astype(int)
+    out["trust_region"] = out["trust_region"].fillna(False).astype(bool)
+    out["raasp"] = out["raasp"].fillna(False).astype(bool)
+    return out
+
+
+def run_analysis(metrics: pd.DataFrame, section: Mapping[str, Any] | None = None,
+                 baseline: UniformOEBaseline | None = None) -> AnalysisResult:
+    """All paper-1 analyses from the aggregated metrics table."""
+    cfg = analysis_config(section)
+    if metrics.empty:
+        raise ValueError("metrics table is empty: nothing to analyse")
+    seed, n_boot = int(cfg["seed"]), int(cfg["n_boot"])
+    notes: list[str] = []
+    baseline = baseline or UniformOEBaseline(n_rep=int(cfg["oe_baseline"]["n_rep"]),
+                                             seed=int(cfg["oe_baseline"]["seed"]))
+    m = add_oe_rel(_with_metadata(metrics), baseline)
+    final = final_rows(m)
+    final["performance"] = performance_score(final)
+    xmetrics = list(cfg["exploration_metrics"])
+    primary = cfg["primary_metric"]
+
+    summary = pd.concat([ranks_within_problem(summarize_final(final, x, n_boot, seed))
+                         for x in xmetrics], ignore_index=True)
+    traj = pd.concat([trajectory_summary(m, x, n_boot=min(n_boot, 200), seed=seed)
+                      for x in xmetrics], ignore_index=True)
+    cells = cell_medians(final, [*xmetrics, "performance"])
+    min_seeds_seen = int(cells["n_seeds"].min())
+
+    # taxonomy per subset and metric
+    tcfg = cfg["taxonomy"]
+    pairs_rows, class_rows, paper_rows, tau_rows = [], [], [], []
+    orders: dict[tuple[str, str], PartialOrder] = {}
+    present = sorted(final["method"].unique())
+    levels = paper_levels(cfg["groups"], cfg["paper_order"], present)
+    notes.extend(sorted(set(levels.notes)))
+    for subset, part in dimension_subsets(final, cfg["low_d_max"], cfg["high_d_min"]).items():
+        if part.empty:
+            notes.append(f"taxonomy: no problems in subset {subset}")
+            continue
+        for x in xmetrics:
+            dom, order = taxonomy(part, x, alpha=tcfg["alpha"], correction=tcfg["correction"],
+                                  majority=tcfg["majority"], test=tcfg["test"])
+            orders[(subset, x)] = order
+            pairs_rows.append(dom.assign(subset=subset, metric=x))
+            for k, (members, layer) in enumerate(zip(order.classes, order.layers(),
+                                                     strict=True)):
+                class_rows.append({"subset": subset, "metric": x, "class": k,
+                                   "members": " ≈ ".join(members), "layer": layer})
+            paper_rows.append(compare_pairs(order, levels).assign(subset=subset, metric=x))
+            pcells = cells[cells["problem"].isin(part["problem"].unique())]
+            tau, lo, hi, nl = kendall_with_paper(pcells, x, levels, n_boot=n_boot, seed=seed)
+            tau_rows.append({"subset": subset, "metric": x, "tau": tau, "ci_low": lo,
+                             "ci_high": hi, "n_labels": nl,
+                             "n_problems": int(part["problem"].nunique())})
+
+    corr = otsd_oe_correlation(cells, "otsd_norm", "oe_rel", n_boot=n_boot, seed=seed)
+    shape = per_problem_shape(cells, primary, "performance")
+    vpairs = match_variants(final[["method", *META_COLUMNS]])
+    if vpairs.empty:
+        notes.append("variants: no batch / trust-region / RAASP variant matched a base method")
+    vdiffs = paired_differences(final, vpairs, tuple(xmetrics))
+    return AnalysisResult(
+        config=cfg, metrics=m, final=final, cells=cells, summary_final=summary,
+        trajectories=traj,
+        taxonomy_pairs=pd.concat(pairs_rows, ignore_index=True) if pairs_rows else pd.DataFrame(),
+        taxonomy_classes=pd.DataFrame(class_rows, columns=["subset", "metric", "class",
+                                                           "members", "layer"]),
+        orders=orders,
+        paper_pairs=pd.concat(paper_rows, ignore_index=True) if paper_rows else pd.DataFrame(),
+        paper_tau=pd.DataFrame(tau_rows, columns=["subset", "metric", "tau", "ci_low",
+                                                  "ci_high", "n_labels", "n_problems"]),
+        correlation=corr, correlation_per_problem=per_problem_correlation(cells),
+        performance_shape=shape, performance_test=nonmonotone_test(shape),
+        variant_pairs=vpairs, variant_diffs=vdiffs, variant_summary=effect_summary(vdiffs),
+        oe_baseline=baseline.table(), min_seeds_seen=min_seeds_seen, notes=notes,
+    )
+
+
+TABLE_FILES: dict[str, str] = {
+    "summary_final": "paper1_summary_final.csv",
+    "trajectories": "paper1_trajectories.parquet",
+    "cells": "paper1_cells.csv",
+    "taxonomy_pairs": "paper1_taxonomy_pairs.csv",
+    "taxonomy_classes": "paper1_taxonomy_classes.csv",
+    "paper_pairs": "paper1_taxonomy_vs_paper.csv",
+    "paper_tau": "paper1_kendall_tau.csv",
+    "correlation": "paper1_correlation.csv",
+    "performance_shape": "paper1_performance.csv",
+    "variant_diffs": "paper1_variant_diffs.csv",
+    "variant_summary": "paper1_variant_effects.csv",
+    "oe_baseline": "paper1_oe_uniform_baseline.csv",
+    "final": "paper1_final.parquet",
+}
+
+
+def _atomic_write(df: pd.DataFrame, path: Path) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    if path.suffix == ".parquet":
+        df.to_parquet(tmp, index=False)
+    else:
+        df.to_csv(tmp, index=False)
+    os.replace(tmp, path)
+
+
+def write_tables(result: AnalysisResult, outdir: str | os.PathLike) -> dict[str, Path]:
+    """Write every table of ``result`` to ``outdir``; returns name → path."""
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    for name, fname in TABLE_FILES.items():
+        if name == "correlation":
+            df = pd.concat([pd.DataFrame([{"problem": "ALL", "dim": np.nan,
+                                           "rho": result.correlation["rho"],
+                                           "ci_low": result.correlation["ci_low"],
+                                           "ci_high": result.correlation["ci_high"],
+                                           "n_methods": result.correlation["n_cells"]}]),
+                            result.correlation_per_problem], ignore_index=True)
+        else:
+            df = getattr(result, name)
+        _atomic_write(df, out / fname)
+        written[name] = out / fname
+    return written

@@ -1,0 +1,85 @@
+"""Variant effects (P1-C6, P1-C7): batch size q, trust region, RAASP.
+
+Matching rule. For a factor f ∈ {q, trust_region, raasp}, a *variant* method
+V (q > 1, or trust_region / raasp True) is paired with a *base* method B when
+B has the same ``base_method``, the same AF parameters (the method spec up to
+the first ``+`` modifier, whitespace removed), the same value of the other two
+factors, and the default value of f (q = 1 / False). Differences
+V − B in final exploration are paired by (problem, seed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from boexplore.analysis.stats import binomial_ci
+from boexplore.analysis.summaries import check_columns
+
+FACTORS: tuple[str, ...] = ("q", "trust_region", "raasp")
+META: tuple[str, ...] = ("method", "method_spec", "base_method", "q", "trust_region", "raasp")
+
+
+def spec_core(spec: str) -> str:
+    """AF name with parameters, without ``+`` modifiers: ``ucb(beta=4)+q4`` → ``ucb(beta=4)``."""
+    return str(spec).split("+", 1)[0].replace(" ", "").lower()
+
+
+def _is_default(factor: str, value: object) -> bool:
+    return int(value) == 1 if factor == "q" else not bool(value)
+
+
+def match_variants(methods: pd.DataFrame) -> pd.DataFrame:
+    """Table (factor, variant, base, level) of matched method labels."""
+    check_columns(methods, META, "method metadata")
+    m = methods.drop_duplicates("method").copy()
+    m["core"] = m["method_spec"].map(spec_core)
+    rows = []
+    for factor in FACTORS:
+        others = [f for f in FACTORS if f != factor]
+        for v in m.itertuples(index=False):
+            level = getattr(v, factor)
+            if _is_default(factor, level):
+                continue
+            for b in m.itertuples(index=False):
+                if (b.method != v.method and b.base_method == v.base_method
+                        and b.core == v.core and _is_default(factor, getattr(b, factor))
+                        and all(getattr(b, o) == getattr(v, o) for o in others)):
+                    rows.append({"factor": factor, "variant": v.method, "base": b.method,
+                                 "level": int(level) if factor == "q" else 1})
+    return pd.DataFrame(rows, columns=["factor", "variant", "base", "level"])
+
+
+def paired_differences(final: pd.DataFrame, pairs: pd.DataFrame,
+                       metrics: tuple[str, ...] = ("otsd_norm", "oe_rel")) -> pd.DataFrame:
+    """Variant − base differences per (factor, variant, problem, seed, metric)."""
+    check_columns(final, ("problem", "dim", "method", "seed", *metrics), "final table")
+    rows = []
+    for pair in pairs.itertuples(index=False):
+        va = final[final["method"] == pair.variant]
+        ba = final[final["method"] == pair.base]
+        j = va.merge(ba, on=["problem", "seed"], suffixes=("_v", "_b"))
+        for metric in metrics:
+            for r in j.itertuples(index=False):
+                d = getattr(r, f"{metric}_v") - getattr(r, f"{metric}_b")
+                rows.append({"factor": pair.factor, "variant": pair.variant,
+                             "base": pair.base, "level": pair.level, "problem": r.problem,
+                             "dim": int(r.dim_v), "seed": r.seed, "metric": metric,
+                             "diff": float(d)})
+    return pd.DataFrame(rows, columns=["factor", "variant", "base", "level", "problem", "dim",
+                                       "seed", "metric", "diff"])
+
+
+def effect_summary(diffs: pd.DataFrame) -> pd.DataFrame:
+    """Per (factor, metric): fraction of positive differences with exact CI, median diff."""
+    rows = []
+    for (factor, metric), g in diffs.groupby(["factor", "metric"], sort=True):
+        d = g["diff"].to_numpy(float)
+        d = d[np.isfinite(d) & (d != 0)]
+        frac, lo, hi = binomial_ci(int((d > 0).sum()), d.size)
+        rows.append({"factor": factor, "metric": metric, "n": int(d.size),
+                     "n_problems": int(g["problem"].nunique()),
+                     "median_diff": float(np.median(d)) if d.size else np.nan,
+                     "frac_positive": frac, "ci_low": lo, "ci_high": hi})
+    return pd.DataFrame(rows, columns=["factor", "metric", "n", "n_problems", "median_diff",
+                                       "frac_positive", "ci_low", "ci_high"])
