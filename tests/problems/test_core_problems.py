@@ -203,3 +203,13 @@ def test_slice_passes_through_optimiser():
     assert values.std() > 0
     _, _, centre_values, centre = slice_grid(get_problem("michalewicz", dim=7), grid=4)
     np.testing.assert_array_equal(centre, np.full(7, 0.5))
+
+
+@pytest.mark.parametrize("dim", [2.0, "2", True])
+def test_non_integer_dim_rejected(dim):
+    with pytest.raises(ValueError, match="branin"):
+        get_problem("branin", dim=dim)
+
+
+def test_numpy_integer_dim_accepted():
+    assert get_problem("ackley", dim=np.int64(4)).dim == 4

@@ -6,6 +6,7 @@ package ``__init__`` imports every problem module so the registry is full.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 
 from boexplore.problems.base import Problem, ProblemInfo
@@ -43,6 +44,9 @@ def get_problem(name: str, dim: int | None = None, instance_seed: int = 0, **opt
         if info.default_dim is None:
             raise ValueError(f"problem {name!r} needs an explicit dim ({info.dims})")
         dim = info.default_dim
+    if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
+        raise ValueError(f"problem {name!r}: dim must be an integer, got {dim!r}")
+    dim = int(dim)
     if dim < info.min_dim or (info.max_dim is not None and dim > info.max_dim):
         raise ValueError(f"problem {name!r} is defined for dim {info.dims}, got {dim}")
     return _REGISTRY[name][1](dim=dim, instance_seed=instance_seed, **options)
