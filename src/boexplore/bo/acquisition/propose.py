@@ -1,0 +1,201 @@
+"""Choose the next q points for a model-based method, with time guard and fallback.
+
+Time guard: ``settings.acq_timeout`` seconds is passed to ``optimize_acqf``
+(soft limit: it stops restarts/L-BFGS and returns its best point so far,
+logged as ``fallback="timeout"`` when the step exceeded the limit). A hard
+limit of 3x that (SIGALRM, main thread only) aborts steps that cannot be
+interrupted softly (e.g. the EP loop of PES, sampling optima for JES/PES);
+any exception in the acquisition step (including that hard timeout and
+out-of-memory errors) falls back to uniform random points in the current
+search box, logged as ``fallback="error:<ExceptionType>"``.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import torch
+from botorch.acquisition import AcquisitionFunction, OneShotAcquisitionFunction
+from botorch.models import SingleTaskGP
+from botorch.optim import optimize_acqf
+from botorch.optim.initializers import initialize_q_batch
+
+from boexplore.bo.acquisition.factory import batch_mode, build_acqf
+from boexplore.bo.acquisition.thompson import default_ts_candidates, thompson_batch
+from boexplore.bo.candidates import raasp_pool, sobol_points
+from boexplore.bo.methods import MethodSpec
+from boexplore.bo.settings import BOSettings
+
+LOG = logging.getLogger("boexplore.bo")
+KG_OPTIONS: dict[str, bool | float | int | str] = {"batch_limit": 1, "init_batch_limit": 8}
+
+
+class AcquisitionTimeout(RuntimeError):
+    """Raised by the hard time guard of one acquisition step."""
+
+
+@contextmanager
+def hard_time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise ``AcquisitionTimeout`` after ``seconds`` (no-op off the main thread or if None)."""
+    usable = seconds is not None and threading.current_thread() is threading.main_thread()
+    if not usable:
+        yield
+        return
+
+    def _handler(signum: int, frame: object) -> None:
+        raise AcquisitionTimeout(f"acquisition step exceeded the hard limit of {seconds:.1f} s")
+
+    previous = signal.signal(signal.SIGALRM, _handler)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))  # type: ignore[arg-type]
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _raasp_initial_conditions(
+    acqf: AcquisitionFunction,
+    pool: torch.Tensor,
+    q: int,
+    settings: BOSettings,
+    rng: np.random.Generator,
+) -> torch.Tensor:
+    """Pick ``num_restarts`` starting q-batches from a RAASP/uniform pool (Boltzmann selection)."""
+    q_aug = (
+        acqf.get_augmented_q_batch_size(q) if isinstance(acqf, OneShotAcquisitionFunction) else q
+    )
+    n_raw = settings.raw_samples
+    if q_aug == 1:
+        raw = pool[:n_raw].unsqueeze(1)
+    else:
+        idx = rng.integers(0, pool.shape[0], size=(n_raw, q_aug))
+        raw = pool[torch.as_tensor(idx)]
+    chunk = 8 if isinstance(acqf, OneShotAcquisitionFunction) else 256
+    with torch.no_grad():
+        vals = torch.cat([acqf(b) for b in raw.split(chunk)])
+    ics, _ = initialize_q_batch(raw, vals, n=min(settings.num_restarts, raw.shape[0]))
+    return ics
+
+
+def _optimize(
+    acqf: AcquisitionFunction,
+    bounds: torch.Tensor,
+    q: int,
+    settings: BOSettings,
+    pool: torch.Tensor | None,
+    rng: np.random.Generator,
+    timeout: float | None,
+) -> torch.Tensor:
+    options = dict(KG_OPTIONS) if isinstance(acqf, OneShotAcquisitionFunction) else {}
+    kwargs: dict = {}
+    if pool is not None:
+        kwargs["batch_initial_conditions"] = _raasp_initial_conditions(acqf, pool, q, settings, rng)
+    else:
+        kwargs["raw_samples"] = settings.raw_samples
+    X, _ = optimize_acqf(
+        acqf,
+        bounds=bounds,
+        q=q,
+        num_restarts=settings.num_restarts,
+        options=options,
+        timeout_sec=timeout,
+        **kwargs,
+    )
+    return X.detach().reshape(q, -1)
+
+
+def _propose_af(
+    spec: MethodSpec,
+    model: SingleTaskGP,
+    X: torch.Tensor,
+    y_model: torch.Tensor,
+    bounds: torch.Tensor,
+    q: int,
+    settings: BOSettings,
+    rng: np.random.Generator,
+    seed: int,
+) -> torch.Tensor:
+    lower, upper = bounds[0], bounds[1]
+
+    def pool(n: int) -> torch.Tensor:
+        return raasp_pool(
+            X, y_model, n, lower, upper, rng, seed,
+            n_best=settings.raasp_n_best,
+            fraction=settings.raasp_fraction,
+            prob_numerator=settings.raasp_prob_numerator,
+        )  # fmt: skip
+
+    timeout = settings.acq_timeout
+    if spec.base == "ts":
+        n_cand = int(spec.params["candidates"]) or default_ts_candidates(X.shape[-1])
+        return thompson_batch(
+            model, X, y_model, bounds, q, n_cand,
+            raasp=spec.raasp, polish=bool(spec.params["polish"]),
+            polish_top=settings.ts_polish_top, rng=rng, seed=seed,
+            raasp_n_best=settings.raasp_n_best,
+            raasp_prob_numerator=settings.raasp_prob_numerator, timeout=timeout,
+        )  # fmt: skip
+    candidate_set = None
+    if spec.base in ("mes", "gibbon"):
+        n_c = int(spec.params["candidates"])
+        candidate_set = pool(n_c) if spec.raasp else sobol_points(n_c, lower, upper, seed)
+    best_f = float(y_model.max())
+    acqf = build_acqf(spec, model, best_f, bounds, candidate_set, settings, seed)
+    ic_pool = pool(settings.raw_samples) if spec.raasp else None
+    if batch_mode(spec) == "joint":
+        return _optimize(acqf, bounds, q, settings, ic_pool, rng, timeout)
+    chosen: list[torch.Tensor] = []
+    for _ in range(q):
+        if chosen:
+            acqf.set_X_pending(torch.cat(chosen))
+        step_timeout = None if timeout is None else timeout / q
+        chosen.append(_optimize(acqf, bounds, 1, settings, ic_pool, rng, step_timeout))
+    return torch.cat(chosen)
+
+
+def propose(
+    spec: MethodSpec,
+    model: SingleTaskGP,
+    X: torch.Tensor,
+    y_model: torch.Tensor,
+    bounds: torch.Tensor,
+    q: int,
+    settings: BOSettings,
+    rng: np.random.Generator,
+    seed: int,
+) -> tuple[torch.Tensor, str]:
+    """Next ``q`` points (q, d) in ``bounds`` and a fallback flag ("" when none happened).
+
+    ``y_model`` are the (NaN-imputed) observations the model was fitted on.
+    """
+    start = time.perf_counter()
+    hard = None if settings.acq_timeout is None else 3.0 * settings.acq_timeout + 1.0
+    try:
+        with hard_time_limit(hard):
+            X_new = _propose_af(spec, model, X, y_model, bounds, q, settings, rng, seed)
+        if not torch.isfinite(X_new).all():
+            raise FloatingPointError("acquisition optimiser returned non-finite points")
+        flag = ""
+        if settings.acq_timeout is not None and time.perf_counter() - start > settings.acq_timeout:
+            flag = "timeout"
+            LOG.warning(
+                "acquisition exceeded %.1f s; used optimiser's best so far", settings.acq_timeout
+            )
+    except (Exception, MemoryError) as exc:
+        LOG.warning(
+            "acquisition failed (%s: %s); falling back to random points", type(exc).__name__, exc
+        )
+        lower, upper = bounds[0], bounds[1]
+        X_new = lower + (upper - lower) * torch.as_tensor(
+            rng.random((q, X.shape[-1])), dtype=X.dtype
+        )
+        flag = f"error:{type(exc).__name__}"
+    lower, upper = bounds[0], bounds[1]
+    return torch.minimum(torch.maximum(X_new, lower), upper), flag

@@ -1,0 +1,95 @@
+"""``boexplore run`` (one BO run -> trace parquet) and ``boexplore methods`` (method list)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import logging
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``run`` and ``methods`` sub-commands."""
+    p = sub.add_parser("run", help="run one BO trace (problem x method x seed) to a parquet file")
+    p.add_argument("--problem", help="problem name (see `boexplore problems list`)")
+    p.add_argument("--dim", type=int, default=None, help="problem dimension")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--instance-seed", type=int, default=0, help="problem instance seed")
+    src.add_argument(
+        "--problem-file", type=Path, help="problem instance JSON (overrides --problem)"
+    )
+    p.add_argument("--method", required=True, help="method spec, e.g. 'ucb(beta=16)+q4'")
+    p.add_argument("--method-label", default=None, help="label stored in the trace's method column")
+    p.add_argument("--problem-label", default=None, help="label stored in the problem column")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument(
+        "--budget", type=int, required=True, help="total evaluations incl. initial design"
+    )
+    p.add_argument(
+        "--n-init", type=int, default=None, help="initial Sobol points (default 2*dim, min 2)"
+    )
+    p.add_argument("--out", type=Path, required=True, help="output trace .parquet")
+    p.add_argument("--checkpoint", type=Path, default=None, help="default: <out>.ckpt")
+    p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    p.add_argument(
+        "--settings",
+        default="{}",
+        help='JSON dict of BO settings, e.g. \'{"num_restarts": 5, "acq_timeout": 60}\'',
+    )
+    p.add_argument("--quiet", action="store_true", help="no per-iteration progress lines")
+    p.set_defaults(func=_cmd_run)
+    m = sub.add_parser("methods", help="list BO methods, their parameters and defaults")
+    m.set_defaults(func=_cmd_methods)
+
+
+def _cmd_methods(args: argparse.Namespace) -> int:
+    from boexplore.bo.methods import describe_methods
+
+    print(describe_methods())
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import torch
+
+    from boexplore.bo.checkpoint import atomic_write_bytes, default_checkpoint_path
+    from boexplore.bo.loop import run_bo
+    from boexplore.problems import get_problem, load_instance
+
+    torch.set_num_threads(int(args.threads))
+    if args.problem_file is not None:
+        problem = load_instance(args.problem_file)
+        label = args.problem_label or args.problem_file.stem
+    elif args.problem:
+        problem = get_problem(args.problem, args.dim, instance_seed=args.instance_seed)
+        label = args.problem_label or problem.name
+    else:
+        raise ValueError("give --problem (with --dim) or --problem-file")
+    if args.dim is not None and problem.dim != args.dim:
+        raise ValueError(f"--dim {args.dim} does not match the problem's dim {problem.dim}")
+    settings = json.loads(args.settings)
+    if not isinstance(settings, dict):
+        raise ValueError("--settings must be a JSON object")
+    n_init = args.n_init if args.n_init is not None else max(2, 2 * problem.dim)
+    n_init = min(n_init, args.budget)
+    ckpt = args.checkpoint or default_checkpoint_path(args.out)
+    if not args.quiet:
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    trace = run_bo(
+        problem,
+        args.method,
+        seed=args.seed,
+        budget=args.budget,
+        n_init=n_init,
+        checkpoint=ckpt,
+        progress=not args.quiet,
+        method_label=args.method_label,
+        problem_label=label,
+        **settings,
+    )
+    buf = io.BytesIO()
+    trace.to_parquet(buf, index=False)
+    atomic_write_bytes(args.out, buf.getvalue())
+    Path(ckpt).unlink(missing_ok=True)
+    return 0

@@ -1,0 +1,305 @@
+"""The BO loop: initial Sobol design, then fit -> propose -> evaluate, with checkpoints.
+
+Determinism: iteration ``i`` seeds torch and a numpy Generator from
+``SeedSequence([seed, i])``; the initial design is the first ``n_init`` points
+of a scrambled Sobol sequence seeded with ``seed`` (shared by all methods for
+the same seed). So (problem, method, seed, settings) fixes the trace, except
+for ``fit_seconds``/``acq_seconds`` (wall time) and runs where the acquisition
+time guard fired (``fallback`` column).
+
+Resuming: the loop checkpoints after every iteration (atomic write). A run
+started with an existing checkpoint continues after its last iteration and
+ends with the same trace an uninterrupted run gives.
+
+NaN policy: non-finite objective values are kept as NaN in the trace ``y``
+column; the GP sees them imputed with the worst finite value observed so far
+(0 if none is finite yet); ``best_so_far`` ignores NaN (NaN until the first
+finite value); a batch whose values are all NaN counts as a trust-region
+failure.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+from torch.quasirandom import SobolEngine
+
+from boexplore.bo.acquisition import propose
+from boexplore.bo.checkpoint import load_checkpoint, save_checkpoint
+from boexplore.bo.methods import MethodSpec, parse_method
+from boexplore.bo.model import fit_gp, hyper_state
+from boexplore.bo.settings import BOSettings
+from boexplore.bo.trust_region import TrustRegionState
+
+LOG = logging.getLogger("boexplore.bo")
+DTYPE = torch.float64
+
+Callback = Callable[[int, pd.DataFrame], None]
+
+
+def iteration_seed(seed: int, iteration: int) -> np.random.SeedSequence:
+    """Seed sequence for one iteration: randomness depends only on (seed, iteration)."""
+    return np.random.SeedSequence([int(seed), int(iteration)])
+
+
+def impute_nan(y: np.ndarray) -> np.ndarray:
+    """Replace non-finite values by the worst finite one (0 when none is finite)."""
+    y = np.asarray(y, dtype=float)
+    finite = np.isfinite(y)
+    fill = float(y[finite].min()) if finite.any() else 0.0
+    return np.where(finite, y, fill)
+
+
+def sobol_unit(dim: int, seed: int, start: int, n: int) -> np.ndarray:
+    """Points ``start .. start+n-1`` of the scrambled Sobol sequence seeded with ``seed``."""
+    engine = SobolEngine(dim, scramble=True, seed=int(seed))
+    if start:
+        engine.fast_forward(start)
+    return engine.draw(n, dtype=DTYPE).numpy()
+
+
+def _lengthscales(model: Any) -> torch.Tensor | None:
+    ls = getattr(getattr(model, "covar_module", None), "lengthscale", None)
+    return None if ls is None else ls.detach().reshape(-1)
+
+
+class _RunState:
+    """Observed data and bookkeeping of one run (what a checkpoint stores)."""
+
+    def __init__(self, dim: int) -> None:
+        self.X = np.zeros((0, dim))
+        self.y = np.zeros(0)
+        self.iteration: list[int] = []
+        self.batch_index: list[int] = []
+        self.fit_seconds: list[float] = []
+        self.acq_seconds: list[float] = []
+        self.fallback: list[str] = []
+        self.last_iteration = -1
+        self.tr: dict | None = None
+        self.warm: dict[str, np.ndarray] | None = None
+
+    def append(
+        self, X: np.ndarray, y: np.ndarray, it: int, fit_s: float, acq_s: float, flag: str
+    ) -> None:
+        self.X = np.vstack([self.X, X])
+        self.y = np.concatenate([self.y, y])
+        for b in range(len(y)):
+            self.iteration.append(it)
+            self.batch_index.append(b)
+            self.fit_seconds.append(fit_s)
+            self.acq_seconds.append(acq_s)
+            self.fallback.append(flag)
+        self.last_iteration = it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], dim: int) -> _RunState:
+        out = cls(dim)
+        for k in vars(out):
+            setattr(out, k, data[k])
+        return out
+
+
+def _trace(
+    state: _RunState,
+    problem: Any,
+    spec_str: str,
+    method_label: str,
+    problem_label: str,
+    seed: int,
+    n_init: int,
+) -> pd.DataFrame:
+    """Trace table in the column order of docs/interfaces.md (+ ``fallback``)."""
+    n, d = state.X.shape
+    y = state.y
+    best = np.fmax.accumulate(np.where(np.isfinite(y), y, np.nan)) if n else y
+    opt = getattr(problem, "optimum_value", None)
+    regret = (float(opt) - best) if opt is not None else np.full(n, np.nan)
+    cols: dict[str, Any] = {
+        "problem": [problem_label] * n,
+        "dim": np.full(n, d, dtype=np.int64),
+        "method": [method_label] * n,
+        "method_spec": [spec_str] * n,
+        "seed": np.full(n, seed, dtype=np.int64),
+        "eval_index": np.arange(n, dtype=np.int64),
+        "iteration": np.asarray(state.iteration, dtype=np.int64),
+        "batch_index": np.asarray(state.batch_index, dtype=np.int64),
+        "is_initial": np.asarray(state.iteration, dtype=np.int64) == 0,
+    }
+    for j in range(d):
+        cols[f"x_{j}"] = state.X[:, j]
+    cols["y"] = y
+    cols["best_so_far"] = best
+    cols["regret"] = regret
+    cols["fit_seconds"] = np.asarray(state.fit_seconds, dtype=float)
+    cols["acq_seconds"] = np.asarray(state.acq_seconds, dtype=float)
+    cols["fallback"] = list(state.fallback)
+    return pd.DataFrame(cols)
+
+
+def _evaluate(problem: Any, X: np.ndarray) -> np.ndarray:
+    y = np.asarray(problem.evaluate(X), dtype=float).reshape(-1)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"problem returned {y.shape[0]} values for {X.shape[0]} points")
+    return y
+
+
+def _step(
+    spec: MethodSpec,
+    state: _RunState,
+    settings: BOSettings,
+    seed: int,
+    it: int,
+    q_it: int,
+    tr: TrustRegionState | None,
+) -> tuple[np.ndarray, float, float, str]:
+    """One iteration's proposal: (X_new, fit_seconds, acq_seconds, fallback flag)."""
+    d = state.X.shape[1]
+    ss = iteration_seed(seed, it)
+    it_seed = int(ss.generate_state(1)[0])
+    torch.manual_seed(it_seed)
+    rng = np.random.default_rng(ss)
+    X_t = torch.as_tensor(state.X, dtype=DTYPE)
+    y_imp = impute_nan(state.y)
+    center = X_t[int(np.argmax(y_imp))]
+    unit = torch.stack([torch.zeros(d, dtype=DTYPE), torch.ones(d, dtype=DTYPE)])
+    if not spec.model_based:
+        t0 = time.perf_counter()
+        bounds = tr.bounds(center, None) if tr is not None else unit
+        if spec.base == "sobol":
+            u = sobol_unit(d, seed, len(state.y), q_it)
+        else:
+            u = rng.random((q_it, d))
+        lo, hi = bounds[0].numpy(), bounds[1].numpy()
+        return lo + (hi - lo) * u, 0.0, time.perf_counter() - t0, ""
+    Y_t = torch.as_tensor(y_imp, dtype=DTYPE).unsqueeze(-1)
+    warm = None
+    if settings.warm_start and state.warm is not None:
+        warm = {k: torch.as_tensor(v, dtype=DTYPE) for k, v in state.warm.items()}
+    model, info = fit_gp(X_t, Y_t, warm_state=warm, max_retries=settings.fit_retries)
+    state.warm = {k: v.numpy() for k, v in hyper_state(model).items()}
+    flags = [] if info.status == "ok" else [f"fit_{info.status}"]
+    t0 = time.perf_counter()
+    bounds = tr.bounds(center, _lengthscales(model)) if tr is not None else unit
+    X_new, flag = propose(spec, model, X_t, Y_t, bounds, q_it, settings, rng, it_seed)
+    acq_s = time.perf_counter() - t0
+    if flag:
+        flags.append(flag)
+    return X_new.numpy(), info.seconds, acq_s, ";".join(flags)
+
+
+def run_bo(
+    problem: Any,
+    method_spec: str,
+    seed: int,
+    budget: int,
+    n_init: int,
+    checkpoint: Path | None = None,
+    progress: bool = False,
+    method_label: str | None = None,
+    problem_label: str | None = None,
+    callback: Callback | None = None,
+    **settings: Any,
+) -> pd.DataFrame:
+    """Run BO of ``method_spec`` on ``problem`` for ``budget`` evaluations (incl. ``n_init`` initial).
+
+    ``problem`` needs ``dim``, ``evaluate(X_unit) -> y`` and ``optimum_value``
+    (and ``name`` unless ``problem_label`` is given). ``checkpoint``: file to
+    resume from / save to after each iteration. ``callback(iteration, trace)``
+    runs after each checkpoint (e.g. to stop a run). ``settings``: fields of
+    ``BOSettings``. Returns the trace (one row per evaluation).
+    """
+    spec = parse_method(method_spec)
+    cfg = BOSettings.from_kwargs(**settings)
+    if cfg.num_threads is not None:
+        torch.set_num_threads(int(cfg.num_threads))
+    d = int(problem.dim)
+    if n_init < 1:
+        raise ValueError(f"n_init must be >= 1, got {n_init}")
+    if budget < n_init:
+        raise ValueError(f"budget ({budget}) must be >= n_init ({n_init})")
+    problem_label = problem_label or str(getattr(problem, "name", "problem"))
+    method_label = method_label or spec.label()
+    key = {
+        "problem": problem_label,
+        "dim": d,
+        "method_spec": spec.canonical(),
+        "seed": int(seed),
+        "budget": int(budget),
+        "n_init": int(n_init),
+        "settings": {k: v for k, v in cfg.to_dict().items() if k != "num_threads"},
+    }
+
+    state = _RunState(d)
+    if checkpoint is not None:
+        stored = load_checkpoint(Path(checkpoint))
+        if stored is not None:
+            if stored["key"] != key:
+                raise ValueError(
+                    f"checkpoint {checkpoint} belongs to a different run: {stored['key']} != {key}"
+                )
+            state = _RunState.from_dict(stored["state"], d)
+            LOG.info("resuming from %s after iteration %d", checkpoint, state.last_iteration)
+
+    def save() -> None:
+        if checkpoint is not None:
+            save_checkpoint(Path(checkpoint), {"key": key, "state": state.to_dict()})
+
+    def report(it: int) -> None:
+        trace = _trace(state, problem, method_spec, method_label, problem_label, seed, n_init)
+        if progress:
+            best = trace["best_so_far"].iloc[-1]
+            print(
+                f"[{problem_label} d={d} {method_label} seed={seed}] iter {it:4d} "
+                f"n={len(state.y):5d} best={best:.6g} fit={state.fit_seconds[-1]:.2f}s "
+                f"acq={state.acq_seconds[-1]:.2f}s {state.fallback[-1]}",
+                file=sys.stderr,
+                flush=True,
+            )
+        if callback is not None:
+            callback(it, trace)
+
+    if state.last_iteration < 0:
+        X0 = sobol_unit(d, seed, 0, n_init)
+        state.append(X0, _evaluate(problem, X0), 0, 0.0, 0.0, "")
+        save()
+        report(0)
+
+    q = spec.q
+    while len(state.y) < budget:
+        it = state.last_iteration + 1
+        tr = None
+        if spec.trust_region:
+            if state.tr is None:
+                finite = state.y[np.isfinite(state.y)]
+                tr = TrustRegionState(
+                    dim=d,
+                    q=q,
+                    success_tolerance=cfg.tr_success_tolerance,
+                    failure_tolerance=cfg.tr_failure_tolerance,
+                    best_value=float(finite.max()) if finite.size else -math.inf,
+                )
+            else:
+                tr = TrustRegionState.from_dict(state.tr)
+        q_it = min(q, budget - len(state.y))
+        X_new, fit_s, acq_s, flag = _step(spec, state, cfg, seed, it, q_it, tr)
+        y_new = _evaluate(problem, X_new)
+        if tr is not None:
+            finite = y_new[np.isfinite(y_new)]
+            tr.update(float(finite.max()) if finite.size else float("nan"))
+            state.tr = tr.to_dict()
+        state.append(X_new, y_new, it, fit_s, acq_s, flag)
+        save()
+        report(it)
+    return _trace(state, problem, method_spec, method_label, problem_label, seed, n_init)

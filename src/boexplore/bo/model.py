@@ -1,0 +1,121 @@
+"""GP surrogate: BoTorch's default SingleTaskGP, fitted robustly, optionally warm-started.
+
+The model uses BoTorch >= 0.12 defaults (Hvarfner et al. dimension-scaled
+LogNormal lengthscale prior, RBF ARD kernel, LogNormal noise prior) and a
+``Standardize`` outcome transform; inputs are already in ``[0,1]^d``.
+
+Warm start: the raw hyperparameters of the previous iteration's fit are loaded
+before L-BFGS starts (outcome-transform buffers are *not* copied, they belong
+to the new data). A failed fit is retried (fresh hyperparameters, larger
+Cholesky jitter); if every attempt fails, the model keeps its prior-mode
+hyperparameters and the failure is reported in ``FitInfo.status``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import warnings
+from dataclasses import dataclass
+
+import gpytorch
+import torch
+from botorch.fit import fit_gpytorch_mll
+from botorch.models import SingleTaskGP
+from gpytorch.mlls import ExactMarginalLogLikelihood
+
+LOG = logging.getLogger("boexplore.bo")
+
+HyperState = dict[str, torch.Tensor]
+
+
+@dataclass
+class FitInfo:
+    """What happened during a fit: seconds, final MLL, status (``ok``/``retry``/``failed``)."""
+
+    seconds: float
+    mll: float
+    status: str
+    attempts: int
+
+
+def _new_model(X: torch.Tensor, Y: torch.Tensor) -> SingleTaskGP:
+    return SingleTaskGP(X, Y)
+
+
+def hyper_state(model: SingleTaskGP) -> HyperState:
+    """Raw hyperparameters (trainable parameters only) to warm-start the next fit."""
+    return {k: v.detach().clone() for k, v in model.named_parameters()}
+
+
+def _load_hypers(model: SingleTaskGP, state: HyperState) -> None:
+    own = dict(model.named_parameters())
+    with torch.no_grad():
+        for key, value in state.items():
+            if key in own and own[key].shape == value.shape:
+                own[key].copy_(value.to(own[key]))
+
+
+def mll_value(model: SingleTaskGP) -> float:
+    """Exact marginal log likelihood (per datum, as gpytorch reports it) at current hyperparameters."""
+    model.train()
+    mll = ExactMarginalLogLikelihood(model.likelihood, model)
+    with torch.no_grad():
+        X = model.train_inputs[0]
+        out = model(X)
+        value = float(mll(out, model.train_targets))
+    model.eval()
+    return value
+
+
+def fit_gp(
+    X: torch.Tensor,
+    Y: torch.Tensor,
+    warm_state: HyperState | None = None,
+    max_retries: int = 2,
+) -> tuple[SingleTaskGP, FitInfo]:
+    """Fit a SingleTaskGP on ``X`` (n, d) in the unit cube and ``Y`` (n, 1), never raising.
+
+    ``warm_state`` (from ``hyper_state``) initialises the hyperparameters.
+    Attempt 0 uses the warm state (if any); retries re-create the model
+    (prior-mode hyperparameters) with a 100x larger Cholesky jitter each time (1e-8, 1e-6, 1e-4).
+    """
+    if X.ndim != 2 or Y.shape != (X.shape[0], 1):
+        raise ValueError(
+            f"fit_gp: expected X (n, d) and Y (n, 1), got {tuple(X.shape)}, {tuple(Y.shape)}"
+        )
+    start = time.perf_counter()
+    jitter = 1e-8
+    last_error: Exception | None = None
+    model = _new_model(X, Y)
+    for attempt in range(max_retries + 1):
+        model = _new_model(X, Y)
+        if attempt == 0 and warm_state is not None:
+            _load_hypers(model, warm_state)
+        mll = ExactMarginalLogLikelihood(model.likelihood, model)
+        try:
+            with warnings.catch_warnings(), gpytorch.settings.cholesky_jitter(double_value=jitter):
+                warnings.simplefilter("ignore")
+                fit_gpytorch_mll(mll)
+            model.eval()
+            value = mll_value(model)
+            if value != value:  # NaN MLL counts as a failure
+                raise RuntimeError("marginal log likelihood is NaN after fitting")
+            status = "ok" if attempt == 0 else "retry"
+            if attempt:
+                LOG.warning("GP fit succeeded on retry %d (jitter %.0e)", attempt, jitter)
+            return model, FitInfo(time.perf_counter() - start, value, status, attempt + 1)
+        except Exception as exc:  # numerical failures of any kind must not kill the run
+            last_error = exc
+            LOG.warning("GP fit attempt %d failed: %s", attempt, exc)
+            jitter *= 100.0
+    model = _new_model(X, Y)
+    model.eval()
+    LOG.error(
+        "GP fit failed %d times (%s); using prior-mode hyperparameters", max_retries + 1, last_error
+    )
+    try:
+        value = mll_value(model)
+    except Exception:
+        value = float("nan")
+    return model, FitInfo(time.perf_counter() - start, value, "failed", max_retries + 1)

@@ -1,0 +1,58 @@
+"""Run settings for the BO loop (everything that is not the method spec)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+
+@dataclass
+class BOSettings:
+    """Tunable settings; pass any of them as keyword arguments to ``run_bo``.
+
+    num_restarts / raw_samples: optimize_acqf restarts and raw samples.
+    mc_samples: MC samples of q-batch acquisition functions.
+    warm_start: start each GP fit from the previous iteration's hyperparameters.
+    fit_retries: extra fit attempts (fresh hyperparameters, larger jitter).
+    acq_timeout: seconds allowed for one acquisition optimisation (None = no limit);
+        optimize_acqf stops at the limit and returns its best point so far
+        (trace ``fallback = "timeout"``); any error in the acquisition step falls
+        back to a Sobol point (``fallback = "error:<Type>"``).
+    raasp_*: RAASP pool (number of parents, fraction of perturbed rows, 20/d rule numerator).
+    ts_polish_top: number of best TS candidates polished by L-BFGS per path.
+    tr_*: trust-region tolerances (0 -> TuRBO default).
+    num_threads: torch threads (None leaves torch's setting alone).
+    """
+
+    num_restarts: int = 10
+    raw_samples: int = 512
+    mc_samples: int = 128
+    warm_start: bool = True
+    fit_retries: int = 2
+    acq_timeout: float | None = None
+    raasp_n_best: int = 5
+    raasp_fraction: float = 0.5
+    raasp_prob_numerator: float = 20.0
+    ts_polish_top: int = 3
+    tr_success_tolerance: int = 3
+    tr_failure_tolerance: int = 0
+    num_threads: int | None = None
+
+    @classmethod
+    def from_kwargs(cls, **kwargs: Any) -> BOSettings:
+        """Build settings; an unknown key raises ``ValueError`` listing the valid ones."""
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(kwargs) - names)
+        if unknown:
+            raise ValueError(f"unknown BO setting(s) {unknown}; valid settings: {sorted(names)}")
+        out = cls(**kwargs)
+        for key in ("num_restarts", "raw_samples", "mc_samples"):
+            if getattr(out, key) < 1:
+                raise ValueError(f"BO setting {key} must be >= 1, got {getattr(out, key)}")
+        if out.acq_timeout is not None and out.acq_timeout <= 0:
+            raise ValueError(f"BO setting acq_timeout must be > 0, got {out.acq_timeout}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict (for checkpoints / logs)."""
+        return asdict(self)
