@@ -5,4 +5,6 @@ Importing this package registers them. Problems whose simulator package
 error naming the dependency when constructed.
 """
 
-from boexplore.problems.realworld import lasso  # noqa: F401
+from boexplore.problems.realworld import lasso, rover
+
+__all__ = ["lasso", "rover"]
