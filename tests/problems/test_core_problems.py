@@ -213,3 +213,8 @@ def test_non_integer_dim_rejected(dim):
 
 def test_numpy_integer_dim_accepted():
     assert get_problem("ackley", dim=np.int64(4)).dim == 4
+
+
+def test_unknown_option_rejected_with_problem_name():
+    with pytest.raises(ValueError, match="branin.*colour"):
+        get_problem("branin", colour="red")

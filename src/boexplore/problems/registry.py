@@ -6,6 +6,7 @@ package ``__init__`` imports every problem module so the registry is full.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 from collections.abc import Callable
 
@@ -49,4 +50,9 @@ def get_problem(name: str, dim: int | None = None, instance_seed: int = 0, **opt
     dim = int(dim)
     if dim < info.min_dim or (info.max_dim is not None and dim > info.max_dim):
         raise ValueError(f"problem {name!r} is defined for dim {info.dims}, got {dim}")
-    return _REGISTRY[name][1](dim=dim, instance_seed=instance_seed, **options)
+    factory = _REGISTRY[name][1]
+    try:
+        inspect.signature(factory).bind(dim=dim, instance_seed=instance_seed, **options)
+    except TypeError as exc:
+        raise ValueError(f"problem {name!r}: invalid options {sorted(options)} ({exc})") from None
+    return factory(dim=dim, instance_seed=instance_seed, **options)
