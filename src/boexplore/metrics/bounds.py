@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import minimum_spanning_tree
 
-from boexplore.metrics.distances import pairwise_distances
+from boexplore.metrics.distances import distance_rows
 from boexplore.metrics.neighbours import NeighbourState
 from boexplore.metrics.validation import as_points
 
@@ -96,13 +96,13 @@ class LowerBoundAccumulator:
 BOUND_KEYS: tuple[str, ...] = ("mst", "diam", "nn", "lb")
 
 
-def bounds_from_distances(D: np.ndarray) -> dict[str, np.ndarray]:
-    """Per-prefix lower bounds (keys of ``BOUND_KEYS``) given the full distance matrix."""
-    T = D.shape[0]
+def bounds_all(X: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-prefix lower bounds (keys of ``BOUND_KEYS``) of validated points ``X``."""
+    T = X.shape[0]
     acc = LowerBoundAccumulator(capacity=T)
     out = {k: np.empty(T) for k in BOUND_KEYS}
-    for t in range(T):
-        acc.add(D[t, :t])
+    for t, row in enumerate(distance_rows(X)):
+        acc.add(row)
         for k, val in acc.values().items():
             out[k][t] = val
     return out
@@ -111,7 +111,7 @@ def bounds_from_distances(D: np.ndarray) -> dict[str, np.ndarray]:
 def tour_lower_bounds(X: ArrayLike, bounds: ArrayLike | None = None) -> dict[str, np.ndarray]:
     """Lower bounds on the optimal tour of every prefix: arrays ``mst``, ``diam``, ``nn``, ``lb`` (max)."""
     A = as_points(X, bounds)
-    return bounds_from_distances(pairwise_distances(A))
+    return bounds_all(A)
 
 
 def otsd_lower_bound(X: ArrayLike, bounds: ArrayLike | None = None) -> np.ndarray:

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import digamma
 
-from boexplore.metrics.distances import pairwise_distances
+from boexplore.metrics.distances import distance_rows
 from boexplore.metrics.neighbours import NeighbourState
 from boexplore.metrics.validation import as_points
 
@@ -110,15 +110,13 @@ class EntropyAccumulator:
         return float(digamma(n) - digamma(k) + self.log_vd + self.d * s / n)
 
 
-def entropy_from_distances(
-    D: np.ndarray, d: int, min_points: int | None = None
-) -> dict[str, np.ndarray]:
-    """Both OE variants per prefix given the full (T, T) distance matrix."""
-    T = D.shape[0]
+def entropy_all(X: np.ndarray, min_points: int | None = None) -> dict[str, np.ndarray]:
+    """Both OE variants per prefix of validated points ``X`` (one pass)."""
+    T, d = X.shape
     acc = EntropyAccumulator(d, capacity=T, k_max=max_k(T), min_points=min_points)
     out = {v: np.empty(T) for v in VARIANTS}
-    for t in range(T):
-        acc.add(D[t, :t])
+    for t, row in enumerate(distance_rows(X)):
+        acc.add(row)
         for v in VARIANTS:
             out[v][t] = acc.value(v)
     return out
@@ -135,4 +133,4 @@ def observation_entropy(
     or, for "kl", fewer than k+1 distinct points)."""
     _check_variant(variant)
     A = as_points(X, bounds)
-    return entropy_from_distances(pairwise_distances(A), A.shape[1], min_points)[variant]
+    return entropy_all(A, min_points)[variant]

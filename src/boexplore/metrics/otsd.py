@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from boexplore.metrics.distances import pairwise_distances
+from boexplore.metrics.distances import distance_rows
 from boexplore.metrics.tour import TourBuilder
 from boexplore.metrics.validation import as_points
 
@@ -28,18 +28,14 @@ def psi(d: int, t: ArrayLike) -> np.ndarray | float:
     return float(out) if out.ndim == 0 else out
 
 
-def otsd_from_distances(D: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
-    """OTSD per prefix and the final tour, given the full (T, T) distance matrix of points in R^d."""
-    T = D.shape[0]
+def _run(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """OTSD per prefix and the final tour of validated points ``X``."""
+    T, d = X.shape
     builder = TourBuilder(d=d, capacity=T)
     out = np.empty(T, dtype=np.float64)
-    for t in range(T):
-        out[t] = builder.add(D[t, :t])
+    for t, row in enumerate(distance_rows(X)):
+        out[t] = builder.add(row)
     return out, builder.tour()
-
-
-def _run(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return otsd_from_distances(pairwise_distances(X), X.shape[1])
 
 
 def otsd(X: ArrayLike, bounds: ArrayLike | None = None) -> np.ndarray:

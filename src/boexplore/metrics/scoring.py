@@ -7,10 +7,11 @@ import re
 import numpy as np
 import pandas as pd
 
-from boexplore.metrics.bounds import bounds_from_distances
-from boexplore.metrics.distances import pairwise_distances
-from boexplore.metrics.entropy import entropy_from_distances
-from boexplore.metrics.otsd import otsd_from_distances, psi
+from boexplore.metrics.bounds import BOUND_KEYS, LowerBoundAccumulator
+from boexplore.metrics.distances import distance_rows
+from boexplore.metrics.entropy import EntropyAccumulator, max_k
+from boexplore.metrics.otsd import psi
+from boexplore.metrics.tour import TourBuilder
 from boexplore.metrics.validation import as_points
 
 SCORE_COLUMNS: tuple[str, ...] = (
@@ -36,24 +37,33 @@ def x_columns(frame: pd.DataFrame) -> list[str]:
 
 
 def metrics_table(X: np.ndarray) -> dict[str, np.ndarray]:
-    """All per-prefix metric columns for unit-cube points ``X`` (T, d), one distance matrix."""
+    """All per-prefix metric columns for validated unit-cube points ``X`` (T, d), one pass."""
     T, d = X.shape
-    D = pairwise_distances(X)
-    tour_len, _ = otsd_from_distances(D, d)
-    p = psi(d, np.arange(1, T + 1))
-    oe = entropy_from_distances(D, d)
-    lb = bounds_from_distances(D)
+    tour = TourBuilder(d, capacity=T)
+    oe = EntropyAccumulator(d, capacity=T, k_max=max_k(T))
+    lb = LowerBoundAccumulator(capacity=T)
+    cols = ("otsd", "oe_kl", "oe_ref", *(f"lb_{k}" for k in BOUND_KEYS))
+    acc = {c: np.empty(T) for c in cols}
+    for t, row in enumerate(distance_rows(X)):
+        acc["otsd"][t] = tour.add(row)
+        oe.add(row)
+        lb.add(row)
+        acc["oe_kl"][t] = oe.value("kl")
+        acc["oe_ref"][t] = oe.value("reference")
+        for k, v in lb.values().items():
+            acc[f"lb_{k}"][t] = v
+    p = np.asarray(psi(d, np.arange(1, T + 1)), dtype=np.float64)
     return {
         "n": np.arange(1, T + 1),
-        "otsd": tour_len,
-        "otsd_norm": tour_len / p,
-        "psi": np.asarray(p, dtype=np.float64),
-        "otsd_lb_mst": lb["mst"],
-        "otsd_lb_diam": lb["diam"],
-        "otsd_lb_nn": lb["nn"],
-        "otsd_lb": lb["lb"],
-        "oe_kl": oe["kl"],
-        "oe_ref": oe["reference"],
+        "otsd": acc["otsd"],
+        "otsd_norm": acc["otsd"] / p,
+        "psi": p,
+        "otsd_lb_mst": acc["lb_mst"],
+        "otsd_lb_diam": acc["lb_diam"],
+        "otsd_lb_nn": acc["lb_nn"],
+        "otsd_lb": acc["lb_lb"],
+        "oe_kl": acc["oe_kl"],
+        "oe_ref": acc["oe_ref"],
     }
 
 
