@@ -1,0 +1,256 @@
+"""The finite-domain BO loop for paper 2, batched over seeds.
+
+All seeds of one (problem, policy) run advance together, round by round: the
+B networks of a round are trained in one batched Adam loop. Every random draw
+is made from per-seed streams (noise, initial design, tie-breaks: numpy
+``default_rng([seed, stream])``; network initialisations: ``init_params(...,
+stream=round)``), so a seed's trace does not depend on which other seeds share
+its batch. Noise and initial design streams do not depend on the method
+(common random numbers across methods).
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+from scipy.stats import spearmanr
+
+from boexplore.parametric.kernels import DomainKernel, log_det_gain, posterior, sample_posterior
+from boexplore.parametric.lfbo import lfbo_weights
+from boexplore.parametric.mlp import DTYPE, MLPSpec, embed_params, forward, from_numpy, init_params
+from boexplore.parametric.policies import PolicySpec
+from boexplore.parametric.train import RoundObjective, train
+
+TRAIN_DTYPE = torch.float32
+
+
+@dataclass(frozen=True)
+class BoundCheck:
+    """Settings of the E2 bound check (Corollary 4.2 as reconstructed)."""
+
+    delta: float = 0.1
+
+
+def _argmax_random_ties(values: np.ndarray, rng: np.random.Generator, tol: float = 1e-12) -> int:
+    best = values.max()
+    ties = np.flatnonzero(values >= best - tol)
+    return int(ties[0] if len(ties) == 1 else rng.choice(ties))
+
+
+def _teacher_params(problem, mlp: MLPSpec) -> list[np.ndarray] | None:
+    """Teacher parameters embedded in the policy architecture, or None (not realizable there)."""
+    if not hasattr(problem, "teacher_params") or mlp.activation != "tanh":
+        return None
+    params = problem.teacher_params()
+    if len(params) // 2 - 1 != mlp.depth:
+        return None
+    return embed_params(params, mlp.width)
+
+
+def _bound_row(err: np.ndarray, sigma: np.ndarray, beta: float) -> dict[str, float]:
+    ratio = err / np.maximum(beta * sigma, 1e-300)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        emp = float(np.max(err / np.maximum(sigma, 1e-300)))
+    rho = spearmanr(err, sigma).statistic if np.ptp(err) > 0 and np.ptp(sigma) > 0 else np.nan
+    return {
+        "coverage": float(np.mean(ratio <= 1.0)),
+        "ratio_median": float(np.median(ratio)),
+        "ratio_q95": float(np.quantile(ratio, 0.95)),
+        "ratio_max": float(ratio.max()),
+        "empirical_beta": emp,
+        "spearman_err_sigma": float(rho),
+    }
+
+
+def run_policy(
+    problem,
+    policy: PolicySpec,
+    seeds: list[int],
+    rounds: int,
+    n_init: int = 5,
+    noise_std: float = 0.1,
+    method: str = "",
+    bound_check: BoundCheck | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """Run ``policy`` for ``rounds`` evaluations (first ``n_init`` uniform) on every seed.
+
+    Returns the trace (one row per seed and evaluation) and, if ``bound_check``
+    is given and the policy is an NN with squared loss, a per-(seed, round)
+    table of the E2 confidence-bound statistics.
+    """
+    if not hasattr(problem, "points"):
+        raise ValueError(f"run_policy: problem {problem.name!r} is not a finite-domain problem")
+    if rounds < 1 or n_init < 1 or n_init > rounds or noise_std < 0 or not seeds:
+        raise ValueError(
+            f"run_policy: invalid rounds={rounds}, n_init={n_init}, noise_std={noise_std}, seeds={seeds}"
+        )
+    torch.set_num_threads(1)
+    points, f_star = problem.points, problem.values
+    N, B = len(points), len(seeds)
+    opt = float(f_star.max())
+    noise_rng = [np.random.default_rng([s, 11]) for s in seeds]
+    init_rng = [np.random.default_rng([s, 12]) for s in seeds]
+    pol_rng = [np.random.default_rng([s, 13]) for s in seeds]
+    kern = DomainKernel.build(points, policy.kernel_lengthscale, jitter=policy.kernel_jitter)
+    X_dom = torch.as_tensor(points, dtype=DTYPE)
+    X32 = X_dom.to(TRAIN_DTYPE)
+    K_inv_t = torch.as_tensor(kern.K_inv, dtype=DTYPE)
+    mlp = MLPSpec(points.shape[1], policy.width, policy.depth, policy.activation, policy.init_scale)
+    teacher = (
+        _teacher_params(problem, mlp) if policy.kind == "nn" and policy.loss == "squared" else None
+    )
+    theta_star = from_numpy(teacher, B) if teacher is not None else None
+    G_star = torch.as_tensor(f_star, dtype=DTYPE).expand(B, N)
+
+    idx = np.zeros((B, 0), dtype=np.int64)
+    ys = np.zeros((B, 0))
+    theta0 = prev = None
+    rows: list[dict] = []
+    bound_rows: list[dict] = []
+    for t in range(rounds):
+        fit_start = time.perf_counter()
+        extra: dict[str, np.ndarray] = {}
+        if t < n_init:
+            chosen = np.array([r.integers(N) for r in init_rng])
+        elif policy.kind == "random":
+            chosen = np.array([r.integers(N) for r in pol_rng])
+        elif policy.kind in ("gp_ts", "gp_ucb"):
+            chosen = np.empty(B, dtype=np.int64)
+            for b in range(B):
+                if policy.kind == "gp_ts":
+                    score = sample_posterior(kern.K, idx[b], ys[b], policy.gp_noise, pol_rng[b])[0]
+                else:
+                    mean, var = posterior(kern.K, idx[b], ys[b], policy.gp_noise)
+                    beta = 2 * np.log(N * (t + 1) ** 2 * np.pi**2 / (6 * policy.ucb_delta))
+                    score = mean + np.sqrt(beta * var)
+                chosen[b] = _argmax_random_ties(score, pol_rng[b])
+        else:
+            if theta0 is None or policy.redraw:
+                theta0 = init_params(mlp, seeds, stream=t)
+            start = prev if (policy.warm_start and prev is not None) else theta0
+            with torch.no_grad():
+                G0 = forward(theta0, X_dom, mlp.activation)
+            y_fit = ys
+            if policy.target_perturb and policy.lam > 0:
+                y_fit = ys + np.sqrt(policy.lam) * np.stack(
+                    [r.standard_normal(ys.shape[1]) for r in pol_rng]
+                )
+            targets: dict[str, np.ndarray] = {}
+            if policy.loss == "lfbo":
+                w = [
+                    lfbo_weights(ys[b], policy.gamma, policy.utility, policy.balance)
+                    for b in range(B)
+                ]
+                targets["pos_w"] = np.stack([a for a, _ in w])
+                targets["neg_w"] = np.stack([c for _, c in w])
+            else:
+                targets["y"] = y_fit
+
+            def objective(
+                dtype: torch.dtype, targets=targets, theta0=theta0, G0=G0, idx=idx
+            ) -> RoundObjective:
+                return RoundObjective(
+                    idx=torch.as_tensor(idx),
+                    loss=policy.loss,
+                    reg=policy.reg,
+                    lam=policy.lam,
+                    K_inv=K_inv_t.to(dtype),
+                    G0=G0.to(dtype),
+                    theta0=[p.to(dtype) for p in theta0],
+                    **{k: torch.as_tensor(v, dtype=dtype) for k, v in targets.items()},
+                )
+
+            # Train in float32 (fast), evaluate objective and certificate in float64.
+            theta, _ = train(
+                [p.to(TRAIN_DTYPE) for p in start],
+                partial(forward, X=X32, activation=mlp.activation),
+                objective(TRAIN_DTYPE),
+                policy.steps,
+                policy.lr,
+            )
+            theta = [p.to(DTYPE) for p in theta]
+            prev = theta
+            with torch.no_grad():
+                obj = objective(DTYPE)
+                G_t = forward(theta, X_dom, mlp.activation)
+                L_fit = obj.value(G_t, theta)
+                G = G_t.numpy()
+                extra["g_max"] = G.max(1)
+                extra["train_loss"] = L_fit.numpy()
+                cert = np.full(B, np.nan)
+                if policy.loss == "squared" and (
+                    policy.reg != "anchor" or theta_star is not None or policy.lam == 0
+                ):
+                    L_star = obj.value(G_star, theta_star).numpy()
+                    cert = L_fit.numpy() - L_star
+                extra["certificate"] = cert
+            chosen = np.array([_argmax_random_ties(G[b], pol_rng[b]) for b in range(B)])
+            if bound_check is not None and policy.loss == "squared" and policy.lam > 0:
+                g0 = G0.numpy()
+                B_t = np.sqrt(kern.rkhs_norm_sq(f_star[None, :] - g0))
+                for b in range(B):
+                    _, var = posterior(kern.K, idx[b], ys[b], policy.lam)
+                    sigma = np.sqrt(var)
+                    gain = log_det_gain(kern.K, idx[b], 1.0 / policy.lam)
+                    beta = 2 * B_t[b] + 2 * noise_std / np.sqrt(policy.lam) * np.sqrt(
+                        gain + 2 * np.log(1 / bound_check.delta)
+                    )
+                    err = np.abs(G[b] - f_star)
+                    bound_rows.append(
+                        {
+                            "seed": seeds[b],
+                            "round": t,
+                            "n_data": idx.shape[1],
+                            "B_t": float(B_t[b]),
+                            "beta_t": float(beta),
+                            "certificate": float(cert[b]),
+                            "certified": bool(cert[b] <= 0),
+                            **_bound_row(err, sigma, beta),
+                        }
+                    )
+        fit_seconds = time.perf_counter() - fit_start
+        f_chosen = f_star[chosen]
+        y_new = f_chosen + noise_std * np.array([r.standard_normal() for r in noise_rng])
+        idx = np.concatenate([idx, chosen[:, None]], axis=1)
+        ys = np.concatenate([ys, y_new[:, None]], axis=1)
+        for b in range(B):
+            row = {
+                "seed": seeds[b],
+                "eval_index": t,
+                "iteration": 0 if t < n_init else t - n_init + 1,
+                "is_initial": t < n_init,
+                "index": int(chosen[b]),
+                "y": float(y_new[b]),
+                "f": float(f_chosen[b]),
+                "fit_seconds": fit_seconds / B,
+            }
+            for key, val in extra.items():
+                row[key] = float(val[b])
+            rows.append(row)
+    trace = pd.DataFrame(rows)
+    for key in ("g_max", "train_loss", "certificate"):
+        if key not in trace:
+            trace[key] = np.nan
+    trace.insert(0, "problem", problem.name)
+    trace.insert(1, "dim", problem.dim)
+    trace.insert(2, "method", method or policy.kind)
+    for j in range(problem.dim):
+        trace[f"x_{j}"] = points[trace["index"].to_numpy(), j]
+    trace = trace.sort_values(["seed", "eval_index"], kind="stable").reset_index(drop=True)
+    g = trace.groupby("seed")
+    trace["inst_regret"] = opt - trace["f"]
+    trace["cum_regret"] = g["inst_regret"].cumsum()
+    trace["best_so_far"] = g["y"].cummax()
+    trace["regret"] = opt - g["f"].cummax()
+    trace["at_optimum"] = trace["index"] == problem.optimum_index
+    trace["optimistic"] = trace["g_max"] >= opt
+    bounds = pd.DataFrame(bound_rows) if bound_check is not None else None
+    if bounds is not None and len(bounds):
+        bounds.insert(0, "problem", problem.name)
+        bounds.insert(1, "method", method or policy.kind)
+    return trace, bounds

@@ -1,0 +1,50 @@
+"""Summary statistics for paper-2 experiments: log-log regret slopes and bootstrap intervals."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+
+def loglog_slope(cum_regret: np.ndarray, start_frac: float = 0.5) -> float:
+    """OLS slope b of log R_t on log t over t in [start_frac * T, T] (t = 1..T).
+
+    R_t = c t^b gives exactly b. Rounds with R_t <= 0 (no regret yet) are dropped;
+    NaN if fewer than 3 usable rounds remain.
+    """
+    R = np.asarray(cum_regret, dtype=float)
+    if R.ndim != 1:
+        raise ValueError(f"loglog_slope: expected a 1-d curve, got shape {R.shape}")
+    if not 0 <= start_frac < 1:
+        raise ValueError(f"loglog_slope: start_frac must be in [0, 1), got {start_frac}")
+    t = np.arange(1, len(R) + 1, dtype=float)
+    keep = (t >= max(1.0, start_frac * len(R))) & (R > 0)
+    if keep.sum() < 3:
+        return float("nan")
+    return float(np.polyfit(np.log(t[keep]), np.log(R[keep]), 1)[0])
+
+
+def bootstrap_ci(
+    values: np.ndarray,
+    stat: Callable[[np.ndarray], float] = np.median,
+    level: float = 0.9,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """(statistic, low, high): percentile bootstrap interval of ``stat`` over resampled values."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if len(v) == 0:
+        return (float("nan"),) * 3
+    rng = np.random.default_rng(seed)
+    boots = np.array([stat(v[rng.integers(len(v), size=len(v))]) for _ in range(n_boot)])
+    alpha = (1 - level) / 2
+    return float(stat(v)), float(np.quantile(boots, alpha)), float(np.quantile(boots, 1 - alpha))
+
+
+def entropy(counts: np.ndarray) -> float:
+    """Shannon entropy (nats) of a histogram."""
+    p = np.asarray(counts, dtype=float)
+    p = p[p > 0] / p.sum()
+    return float(-(p * np.log(p)).sum())
