@@ -8,6 +8,7 @@ of that median.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -69,37 +70,42 @@ def summarize_final(
 
 
 def trajectory_summary(
-    metrics: pd.DataFrame, metric: str, n_boot: int = 200, level: float = 0.95, seed: int = 0
+    metrics: pd.DataFrame, metric: str, n_boot: int = 200, level: float = 0.95, seed: int = 0,
+    chunk: int = 4096,
 ) -> pd.DataFrame:
     """Median over seeds of ``metric`` at every prefix size with a bootstrap band.
 
-    The bootstrap resamples seeds (the same resample for every ``n`` so the
-    band is a coherent trajectory band), vectorised over ``n``.
+    The bootstrap resamples seeds (the same resample for every row, so the
+    band is a coherent trajectory band); vectorised over rows in chunks.
     """
     check_columns(metrics, (*CELL_KEYS, "seed", "n", metric))
-    out = []
-    rng = np.random.default_rng(seed)
+    cols = ["problem", "dim", "method", "metric", "n", "median", "ci_low", "ci_high",
+            "n_seeds"]
+    if metrics.empty:
+        return pd.DataFrame(columns=cols)
+    wide = metrics.pivot_table(index=[*CELL_KEYS, "n"], columns="seed", values=metric,
+                               aggfunc="first", dropna=False)
+    mat = wide.to_numpy(dtype=float)  # (rows, seeds)
     alpha = (1.0 - level) / 2.0
-    for (problem, dim, method), grp in metrics.groupby(list(CELL_KEYS), sort=True):
-        wide = grp.pivot_table(index="n", columns="seed", values=metric, aggfunc="first")
-        mat = wide.to_numpy(dtype=float)  # (n, S)
-        med = np.nanmedian(mat, axis=1) if mat.size else np.array([])
-        s = mat.shape[1]
-        if s > 1:
-            idx = rng.integers(0, s, size=(n_boot, s))
-            boots = np.nanmedian(mat[:, idx], axis=2)  # (n, B)
-            lo, hi = np.nanquantile(boots, [alpha, 1 - alpha], axis=1)
-        else:
-            lo, hi = med, med
-        out.append(pd.DataFrame({"problem": problem, "dim": int(dim), "method": method,
-                                 "n": wide.index.to_numpy(), "median": med,
-                                 "ci_low": lo, "ci_high": hi, "n_seeds": s}))
-    if not out:
-        return pd.DataFrame(columns=["problem", "dim", "method", "n", "median", "ci_low",
-                                     "ci_high", "n_seeds"])
-    res = pd.concat(out, ignore_index=True)
-    res.insert(3, "metric", metric)
-    return res
+    with np.errstate(all="ignore"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            med = np.nanmedian(mat, axis=1)
+            lo, hi = med.copy(), med.copy()
+            s = mat.shape[1]
+            if s > 1:
+                idx = np.random.default_rng(seed).integers(0, s, size=(n_boot, s))
+                for start in range(0, mat.shape[0], chunk):
+                    boots = np.nanmedian(mat[start:start + chunk][:, idx], axis=2)
+                    q = np.nanquantile(boots, [alpha, 1 - alpha], axis=1)
+                    lo[start:start + chunk], hi[start:start + chunk] = q[0], q[1]
+    out = wide.index.to_frame(index=False)
+    out["metric"] = metric
+    out["median"], out["ci_low"], out["ci_high"] = med, lo, hi
+    out["n_seeds"] = np.isfinite(mat).sum(axis=1)
+    out = out[out["n_seeds"] > 0]
+    out["dim"] = out["dim"].astype(int)
+    return out[cols].reset_index(drop=True)
 
 
 def ranks_within_problem(summary: pd.DataFrame, value: str = "median") -> pd.DataFrame:
