@@ -36,7 +36,21 @@ def brute_force(X: np.ndarray, variant: str) -> np.ndarray:
 
 def test_k_schedule_table() -> None:
     """metrics-notes 3.3: k = 1 for N<=6, 2 for 7..19, 3 for 20..53, ..., 7 from 1096."""
-    edges = {1: 1, 6: 1, 7: 2, 19: 2, 20: 3, 53: 3, 54: 4, 147: 4, 148: 5, 402: 5, 403: 6, 1095: 6, 1096: 7}
+    edges = {
+        1: 1,
+        6: 1,
+        7: 2,
+        19: 2,
+        20: 3,
+        53: 3,
+        54: 4,
+        147: 4,
+        148: 5,
+        402: 5,
+        403: 6,
+        1095: 6,
+        1096: 7,
+    }
     assert {n: k_schedule(n) for n in edges} == edges
 
 
@@ -44,7 +58,9 @@ def test_k_schedule_table() -> None:
 @pytest.mark.parametrize(("T", "d"), [(60, 2), (80, 5), (40, 12)])
 def test_matches_direct_implementation(variant: str, T: int, d: int) -> None:
     X = uniform(T, d, seed=T + d)
-    np.testing.assert_allclose(observation_entropy(X, variant), brute_force(X, variant), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(
+        observation_entropy(X, variant), brute_force(X, variant), rtol=1e-10, atol=1e-10
+    )
 
 
 def test_nan_pattern_and_min_points() -> None:
@@ -78,7 +94,9 @@ def test_reference_self_inclusion_gives_minus_44_in_2d() -> None:
     ("d", "ref_mean", "ref_sd", "kl_mean", "kl_sd"),
     [(5, 0.49, 0.09, 0.78, 0.09), (20, 5.59, 0.12, 5.97, 0.12)],
 )
-def test_random_search_reference_values(d: int, ref_mean: float, ref_sd: float, kl_mean: float, kl_sd: float) -> None:
+def test_random_search_reference_values(
+    d: int, ref_mean: float, ref_sd: float, kl_mean: float, kl_sd: float
+) -> None:
     """metrics-notes section 4, T = 200: last reported entry is N = 199 (official) ."""
     ref = [observation_entropy(uniform(200, d, seed=s), "reference")[198] for s in range(3)]
     kl = [observation_entropy(uniform(200, d, seed=s), "kl")[198] for s in range(3)]
@@ -105,7 +123,9 @@ def test_gaussian_2d_analytic() -> None:
 
 def test_lgamma_volume_matches_gamma_and_survives_high_d() -> None:
     for d in (1, 2, 3, 10, 100, 341):
-        assert log_unit_ball_volume(d) == pytest.approx(math.log(math.pi ** (d / 2) / math.gamma(d / 2 + 1)), rel=1e-12)
+        assert log_unit_ball_volume(d) == pytest.approx(
+            math.log(math.pi ** (d / 2) / math.gamma(d / 2 + 1)), rel=1e-12
+        )
     with pytest.raises(OverflowError):
         math.gamma(342 / 2 + 1)
     assert math.isfinite(log_unit_ball_volume(342)) and math.isfinite(log_unit_ball_volume(10_000))

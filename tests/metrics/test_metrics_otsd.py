@@ -77,7 +77,9 @@ def test_each_prefix_equals_tour_of_prefix() -> None:
 def test_psi_formula() -> None:
     assert psi(1, 7) == pytest.approx(2 * math.sqrt(5))
     assert psi(2, 1) == pytest.approx(2 * math.sqrt(10) * math.sqrt(1.5))
-    np.testing.assert_allclose(psi(10, np.array([1, 100])), 2 * math.sqrt(50) * (1.5 * np.array([1, 100])) ** 0.9)
+    np.testing.assert_allclose(
+        psi(10, np.array([1, 100])), 2 * math.sqrt(50) * (1.5 * np.array([1, 100])) ** 0.9
+    )
     for bad in ((0, 5), (2.5, 5), (3, 0)):
         with pytest.raises(ValueError):
             psi(*bad)
@@ -116,4 +118,6 @@ def test_high_dimension_and_bounds_rescaling() -> None:
     out = otsd(X)
     assert np.all(np.isfinite(out)) and out[-1] > 0
     lo, hi = -np.ones(400), 3 * np.ones(400)
-    np.testing.assert_allclose(otsd(lo + X * (hi - lo), bounds=np.vstack([lo, hi])), out, rtol=1e-12)
+    np.testing.assert_allclose(
+        otsd(lo + X * (hi - lo), bounds=np.vstack([lo, hi])), out, rtol=1e-12
+    )
