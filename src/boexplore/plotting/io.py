@@ -1,0 +1,31 @@
+"""Save a figure as PNG + PDF with its provenance sidecar."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+
+from boexplore.plotting.sidecar import write_sidecar
+
+
+def save_figure(fig: Figure, png_path: str | os.PathLike, inputs: Iterable[str | os.PathLike],
+                config_section: Mapping[str, Any] | None = None,
+                extra: Mapping[str, Any] | None = None) -> list[Path]:
+    """Write ``<name>.png``, ``<name>.pdf`` and ``<name>.json``; close the figure."""
+    png = Path(png_path)
+    if png.suffix != ".png":
+        raise ValueError(f"figure path must end in .png, got {png}")
+    png.parent.mkdir(parents=True, exist_ok=True)
+    pdf = png.with_suffix(".pdf")
+    for path in (png, pdf):
+        tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")
+        fig.savefig(tmp, bbox_inches="tight")
+        os.replace(tmp, path)
+    plt.close(fig)
+    side = write_sidecar(png, list(inputs), config_section, outputs=[png, pdf], extra=extra)
+    return [png, pdf, side]

@@ -1,0 +1,95 @@
+import json
+
+import matplotlib.pyplot as plt
+import pytest
+
+from boexplore.analysis.claims import build_claims
+from boexplore.analysis.oe_baseline import UniformOEBaseline
+from boexplore.analysis.pipeline import run_analysis, write_tables
+from boexplore.analysis.synthetic import synthetic_metrics, synthetic_trace, zero_oe_estimator
+from boexplore.analysis.tours import trace_tour_quality
+from boexplore.plotting import (
+    method_colors,
+    plot_exploration_vs_dimension,
+    plot_otsd_vs_oe,
+    plot_performance_vs_exploration,
+    plot_taxonomy_hasse,
+    plot_tour_quality,
+    plot_trajectories,
+    plot_variant_effects,
+    save_figure,
+)
+from boexplore.plotting.style import hash_color, method_order
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    levels = {"random": 1.0, "ucb_high": 0.8, "logei": 0.5, "greedy": 0.1, "ts": 0.9}
+    m = synthetic_metrics(problems=(("a", 2), ("b", 60)), levels=levels, seeds=3, T=8,
+                          variants={"logei_q2": ("logei", 2, False, False, 0.1)})
+    r = run_analysis(m, {"n_boot": 50}, baseline=UniformOEBaseline(1, estimator=zero_oe_estimator))
+    tables = write_tables(r, tmp_path_factory.mktemp("tables"))
+    return r, [tables["cells"]]
+
+
+def _check(paths, tmp_path, name, inputs):
+    png, pdf, side = paths
+    assert png == tmp_path / f"{name}.png" and png.stat().st_size > 1000
+    assert pdf.exists() and pdf.stat().st_size > 1000
+    rec = json.loads(side.read_text())
+    assert rec["inputs"][0]["path"] == str(inputs[0]) and len(rec["inputs"][0]["sha256"]) == 64
+    assert rec["config"] == {"k": 1}
+    assert not plt.get_fignums()
+
+
+def test_all_figures_write_png_pdf_sidecar(result, tmp_path):
+    r, inputs = result
+    cfg = {"k": 1}
+    calls = {
+        "traj": lambda p: plot_trajectories(r.trajectories, p, inputs, cfg),
+        "scatter": lambda p: plot_otsd_vs_oe(r.cells, r.correlation, p, inputs, cfg),
+        "dim": lambda p: plot_exploration_vs_dimension(r.cells, p, inputs, cfg),
+        "variants": lambda p: plot_variant_effects(r.variant_diffs, p, inputs, cfg),
+        "perf": lambda p: plot_performance_vs_exploration(r.cells, p, inputs, cfg,
+                                                          shape=r.performance_shape),
+        "hasse": lambda p: plot_taxonomy_hasse(r.taxonomy_pairs, p, inputs, cfg),
+    }
+    for name, fn in calls.items():
+        _check(fn(tmp_path / f"{name}.png"), tmp_path, name, inputs)
+
+
+def test_tour_figure_and_empty_inputs(tmp_path):
+    paths = []
+    for i in range(2):
+        p = tmp_path / f"t{i}.parquet"
+        synthetic_trace(3, 14, kind="cluster", seed=i).to_parquet(p)
+        paths.append(p)
+    tours = trace_tour_quality(paths, [6, 14])
+    _check(plot_tour_quality(tours, tmp_path / "tours.png", paths[:1], {"k": 1}), tmp_path,
+           "tours", paths[:1])
+    out = plot_tour_quality(tours.iloc[:0], tmp_path / "empty.png", paths[:1], {"k": 1})
+    assert out[0].exists()
+    import pandas as pd
+    empty = pd.DataFrame(columns=["factor", "variant", "base", "level", "problem", "dim",
+                                  "seed", "metric", "diff"])
+    assert plot_variant_effects(empty, tmp_path / "nov.png", paths[:1])[1].exists()
+
+
+def test_method_colors_fixed_and_stable():
+    c1 = method_colors(["random", "ts", "my_new_af"])
+    c2 = method_colors(["my_new_af"])
+    assert c1["random"] == "#7f7f7f" and c1["my_new_af"] == c2["my_new_af"]
+    assert c1["my_new_af"] == hash_color("my_new_af") and c1["my_new_af"].startswith("#")
+    assert hash_color("a") != hash_color("b")
+    assert method_order(["zz", "greedy", "random"]) == ["random", "greedy", "zz"]
+
+
+def test_save_figure_rejects_non_png(tmp_path):
+    fig, _ = plt.subplots()
+    with pytest.raises(ValueError, match=".png"):
+        save_figure(fig, tmp_path / "x.pdf", [])
+    plt.close(fig)
+
+
+def test_claims_from_figure_fixture(result):
+    assert len(build_claims(result[0])) == 8
