@@ -25,10 +25,27 @@ def _timed(fn: Callable[[], object], repeat: int) -> float:
     return best
 
 
+def _tracker_seconds(X) -> float:
+    """Seconds per ``ExplorationTracker.update`` for the last 10% of the points (largest t)."""
+    from boexplore.metrics import ExplorationTracker
+
+    T = X.shape[0]
+    split = T - max(1, T // 10)
+    tr = ExplorationTracker(X.shape[1], capacity=T).update(X[:split])
+    start = time.perf_counter()
+    for x in X[split:]:
+        tr.update(x)
+    return (time.perf_counter() - start) / (T - split)
+
+
 def bench_metrics(
-    Ts: list[int], ds: list[int], repeat: int = 1, with_bounds: bool = False
+    Ts: list[int],
+    ds: list[int],
+    repeat: int = 1,
+    with_bounds: bool = False,
+    with_tracker: bool = False,
 ) -> list[dict]:
-    """Time OTSD, OE (both variants in one pass) and optionally the tour lower bounds."""
+    """Time OTSD, OE (both variants in one pass); optionally tour bounds and tracker updates."""
     import numpy as np
 
     from boexplore.metrics import observation_entropy, otsd, tour_lower_bounds
@@ -46,6 +63,8 @@ def bench_metrics(
             }
             if with_bounds:
                 row["bounds_s"] = _timed(lambda X=X: tour_lower_bounds(X), repeat)
+            if with_tracker:
+                row["tracker_update_s"] = _tracker_seconds(X)
             rows.append(row)
             print(
                 "  ".join(
@@ -68,8 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument(
         "--bounds", action="store_true", help="also time the tour lower bounds (slow MST)"
     )
+    m.add_argument(
+        "--tracker", action="store_true", help="also time one ExplorationTracker update at t ~ T"
+    )
     args = parser.parse_args(argv)
-    bench_metrics(args.T, args.d, args.repeat, args.bounds)
+    bench_metrics(args.T, args.d, args.repeat, args.bounds, args.tracker)
     return 0
 
 

@@ -145,7 +145,10 @@ def test_cli_columns_bounds_and_errors(tmp_path, capsys) -> None:
 
 
 def test_bench_runs_on_tiny_grid(capsys) -> None:
-    rows = bench_metrics([50], [2, 12], repeat=1, with_bounds=True)
+    rows = bench_metrics([50], [2, 12], repeat=1, with_bounds=True, with_tracker=True)
     assert [(r["T"], r["d"]) for r in rows] == [(50, 2), (50, 12)]
-    assert all(r["otsd_s"] > 0 and r["oe_s"] > 0 and r["bounds_s"] > 0 for r in rows)
+    assert all(
+        r["otsd_s"] > 0 and r["oe_s"] > 0 and r["bounds_s"] > 0 and r["tracker_update_s"] > 0
+        for r in rows
+    )
     assert "T=50" in capsys.readouterr().out
