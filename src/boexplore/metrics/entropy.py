@@ -129,8 +129,19 @@ def observation_entropy(
     min_points: int | None = None,
     bounds: ArrayLike | None = None,
 ) -> np.ndarray:
-    """OE for every prefix N = 1..T (length T; entry N-1 is NaN when N < min_points (default d)
-    or, for "kl", fewer than k+1 distinct points)."""
+    """Observation entropy of every prefix N = 1..T (array of length T).
+
+    ``variant="kl"``: Kozachenko-Leonenko with the k-th nearest *other* point,
+    k = max(1, floor(ln(N+1))). Exact duplicates are counted once: the value is
+    the estimate on the distinct points seen so far (N and k use their number),
+    so re-querying a point leaves OE unchanged instead of sending it to -inf.
+    ``variant="reference"``: the authors' code (self counted as a neighbour,
+    +1e-10 inside the log, duplicates kept).
+
+    Entry N-1 is NaN when N < ``min_points`` (default d, as the authors skip the
+    first d points) or, for "kl", when fewer than k+1 distinct points exist.
+    ``bounds`` (2, d) rescales X to the unit cube first.
+    """
     _check_variant(variant)
     A = as_points(X, bounds)
     return entropy_all(A, min_points)[variant]

@@ -5,6 +5,10 @@ by cheapest insertion in chronological order (PAPERS.md, paper 1): the tour
 starts as the loop on x_1, x_t goes between the consecutive tour nodes (a, b)
 minimising |a-x_t| + |x_t-b| - |a-b| (ties: earliest edge walking from x_1),
 and nodes are never re-ordered. O(T^2 d) for all prefixes.
+
+Costs within ``tour.TIE_TOLERANCE * sqrt(d)`` (1e-10 sqrt(d)) of the minimum count
+as ties, so float64 rounding cannot break the earliest-edge rule (e.g. for
+repeated points); the authors' float32 code has coarser ties still.
 """
 
 from __future__ import annotations
