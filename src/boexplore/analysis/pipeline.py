@@ -135,11 +135,14 @@ def run_analysis(metrics: pd.DataFrame, section: Mapping[str, Any] | None = None
     return AnalysisResult(
         config=cfg, metrics=m, final=final, cells=cells, summary_final=summary,
         trajectories=traj,
-        taxonomy_pairs=pd.concat(pairs_rows, ignore_index=True) if pairs_rows else pd.DataFrame(),
+        taxonomy_pairs=pd.concat(pairs_rows, ignore_index=True) if pairs_rows else
+        pd.DataFrame(columns=["a", "b", "n_problems", "n_support", "support_frac", "dominates",
+                              "subset", "metric"]),
         taxonomy_classes=pd.DataFrame(class_rows, columns=["subset", "metric", "class",
                                                            "members", "layer"]),
         orders=orders,
-        paper_pairs=pd.concat(paper_rows, ignore_index=True) if paper_rows else pd.DataFrame(),
+        paper_pairs=pd.concat(paper_rows, ignore_index=True) if paper_rows else
+        pd.DataFrame(columns=["a", "b", "paper", "observed", "status", "subset", "metric"]),
         paper_tau=pd.DataFrame(tau_rows, columns=["subset", "metric", "tau", "ci_low",
                                                   "ci_high", "n_labels", "n_problems"]),
         correlation=corr, correlation_per_problem=per_problem_correlation(cells),

@@ -1,0 +1,42 @@
+"""The analysis schema mirrors the code defaults, and every shipped config validates."""
+
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from boexplore.analysis.config import DEFAULTS, analysis_config
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = yaml.safe_load((ROOT / "config/schema/analysis.schema.yaml").read_text())
+
+
+def _schema_defaults(schema):
+    out = {}
+    for key, sub in schema["properties"].items():
+        if sub.get("type") == "object" and "properties" in sub:
+            out[key] = _schema_defaults(sub)
+        else:
+            out[key] = sub["default"]
+    return out
+
+
+def test_schema_defaults_equal_code_defaults():
+    assert _schema_defaults(SCHEMA) == DEFAULTS
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "smoke.yaml", "paper.yaml"])
+def test_shipped_configs_validate(name):
+    section = yaml.safe_load((ROOT / "config" / name).read_text())["analysis"]
+    jsonschema.validate(section, SCHEMA)
+    cfg = analysis_config(section)
+    for group in [g for level in cfg["paper_order"] for g in level]:
+        assert group in cfg["groups"]
+    for g in (*cfg["explorers"], *cfg["exploiters"], *cfg["c5_ucb_groups"]):
+        assert g in cfg["groups"]
+
+
+def test_schema_rejects_unknown_key():
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"thresholds": {"c9": 1}}, SCHEMA)
