@@ -229,6 +229,12 @@ def run_bo(
         raise ValueError(f"n_init must be >= 1, got {n_init}")
     if budget < n_init:
         raise ValueError(f"budget ({budget}) must be >= n_init ({n_init})")
+    if spec.base == "pes" and d > cfg.pes_max_dim:
+        raise ValueError(
+            f"pes is limited to d <= pes_max_dim={cfg.pes_max_dim} (got d={d}): it is optimised "
+            "by finite differences and takes minutes per iteration at higher d; "
+            "pass pes_max_dim=... to run it anyway"
+        )
     problem_label = problem_label or str(getattr(problem, "name", "problem"))
     method_label = method_label or spec.label()
     key = {

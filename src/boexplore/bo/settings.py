@@ -11,6 +11,7 @@ class BOSettings:
     """Tunable settings; pass any of them as keyword arguments to ``run_bo``.
 
     num_restarts / raw_samples: optimize_acqf restarts and raw samples.
+    acq_maxiter: L-BFGS-B iterations per restart of the AF optimiser.
     mc_samples: MC samples of q-batch acquisition functions.
     warm_start: start each GP fit from the previous iteration's hyperparameters.
     fit_retries: extra fit attempts (fresh hyperparameters, larger jitter).
@@ -21,11 +22,15 @@ class BOSettings:
     raasp_*: RAASP pool (number of parents, fraction of perturbed rows, 20/d rule numerator).
     ts_polish_top: number of best TS candidates polished by L-BFGS per path.
     tr_*: trust-region tolerances (0 -> TuRBO default).
+    pes_max_dim: PES is optimised by finite differences (BoTorch's advice: its EP
+        approximation is not reliably differentiable), so its cost grows ~linearly
+        in d on top of the EP loop; above this dimension ``run_bo`` raises ValueError.
     num_threads: torch threads (None leaves torch's setting alone).
     """
 
     num_restarts: int = 10
     raw_samples: int = 512
+    acq_maxiter: int = 200
     mc_samples: int = 128
     warm_start: bool = True
     fit_retries: int = 2
@@ -36,6 +41,7 @@ class BOSettings:
     ts_polish_top: int = 3
     tr_success_tolerance: int = 3
     tr_failure_tolerance: int = 0
+    pes_max_dim: int = 20
     num_threads: int | None = None
 
     @classmethod
@@ -46,7 +52,7 @@ class BOSettings:
         if unknown:
             raise ValueError(f"unknown BO setting(s) {unknown}; valid settings: {sorted(names)}")
         out = cls(**kwargs)
-        for key in ("num_restarts", "raw_samples", "mc_samples"):
+        for key in ("num_restarts", "raw_samples", "mc_samples", "acq_maxiter"):
             if getattr(out, key) < 1:
                 raise ValueError(f"BO setting {key} must be >= 1, got {getattr(out, key)}")
         if out.acq_timeout is not None and out.acq_timeout <= 0:

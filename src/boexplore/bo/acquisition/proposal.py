@@ -22,6 +22,7 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 from botorch.acquisition import AcquisitionFunction, OneShotAcquisitionFunction
+from botorch.acquisition.predictive_entropy_search import qPredictiveEntropySearch
 from botorch.models import SingleTaskGP
 from botorch.optim import optimize_acqf
 from botorch.optim.initializers import initialize_q_batch
@@ -33,7 +34,10 @@ from boexplore.bo.methods import MethodSpec
 from boexplore.bo.settings import BOSettings
 
 LOG = logging.getLogger("boexplore.bo")
+# qKG at n ~ 300 exhausts memory unless restarts / raw samples are evaluated one (8) at a time.
 KG_OPTIONS: dict[str, bool | float | int | str] = {"batch_limit": 1, "init_batch_limit": 8}
+# BoTorch's PES is not reliably differentiable (EP); it recommends finite differences.
+PES_OPTIONS: dict[str, bool | float | int | str] = {"with_grad": False}
 
 
 class AcquisitionTimeout(RuntimeError):
@@ -93,7 +97,11 @@ def _optimize(
     rng: np.random.Generator,
     timeout: float | None,
 ) -> torch.Tensor:
-    options = dict(KG_OPTIONS) if isinstance(acqf, OneShotAcquisitionFunction) else {}
+    options: dict[str, bool | float | int | str] = {"maxiter": settings.acq_maxiter}
+    if isinstance(acqf, OneShotAcquisitionFunction):
+        options.update(KG_OPTIONS)
+    if isinstance(acqf, qPredictiveEntropySearch):
+        options.update(PES_OPTIONS)
     kwargs: dict = {}
     if pool is not None:
         kwargs["batch_initial_conditions"] = _raasp_initial_conditions(acqf, pool, q, settings, rng)

@@ -1,0 +1,33 @@
+"""CLI: `boexplore run` writes a trace parquet and removes its checkpoint; `methods` lists."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from boexplore.cli import main
+
+
+def test_run_writes_trace(tmp_path, capsys):
+    out = tmp_path / "seed0.parquet"
+    rc = main(["run", "--problem", "branin", "--dim", "2", "--method", "ucb(beta=16)+q2",
+               "--method-label", "ucb_high", "--seed", "0", "--budget", "8", "--n-init", "4",
+               "--out", str(out), "--quiet",
+               "--settings", '{"num_restarts": 2, "raw_samples": 32, "mc_samples": 16}'])  # fmt: skip
+    assert rc == 0
+    trace = pd.read_parquet(out)
+    assert len(trace) == 8 and set(trace["method"]) == {"ucb_high"}
+    assert set(trace["method_spec"]) == {"ucb(beta=16)+q2"}
+    assert not (tmp_path / "seed0.parquet.ckpt").exists()
+    assert capsys.readouterr().err == ""
+
+
+def test_bad_method_is_a_clean_error(tmp_path, capsys):
+    rc = main(["run", "--problem", "branin", "--dim", "2", "--method", "nope", "--seed", "0",
+               "--budget", "5", "--out", str(tmp_path / "x.parquet")])  # fmt: skip
+    assert rc == 2
+    assert "valid methods" in capsys.readouterr().err
+
+
+def test_methods_lists(capsys):
+    assert main(["methods"]) == 0
+    assert "kg" in capsys.readouterr().out

@@ -1,0 +1,163 @@
+"""BO loop: every method runs, batches, determinism, kill-and-resume, NaN policy, guards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from boexplore.bo.loop import impute_nan, run_bo
+from boexplore.bo.methods import METHODS
+
+from .conftest import Quadratic
+
+TIMING = ["fit_seconds", "acq_seconds"]
+SMALL_PARAMS = {
+    "kg": "kg(fantasies=2)",
+    "mes": "mes(candidates=64,y_samples=16)",
+    "gibbon": "gibbon(candidates=64)",
+    "jes": "jes(optima=4)",
+    "pes": "pes(optima=4,ep_iterations=50)",
+    "ts": "ts(candidates=256)",
+}
+
+
+def _columns(d: int) -> list[str]:
+    head = ["problem", "dim", "method", "method_spec", "seed", "eval_index", "iteration"]
+    head += ["batch_index", "is_initial"] + [f"x_{j}" for j in range(d)]
+    return head + ["y", "best_so_far", "regret", "fit_seconds", "acq_seconds", "fallback"]
+
+
+@pytest.mark.parametrize("base", sorted(METHODS))
+def test_every_method_three_iterations(base, branin, fast):
+    spec = SMALL_PARAMS.get(base, base)
+    trace = run_bo(branin, spec, seed=0, budget=7, n_init=4, **fast)
+    assert list(trace.columns) == _columns(2)
+    assert len(trace) == 7
+    assert trace["iteration"].tolist() == [0, 0, 0, 0, 1, 2, 3]
+    assert trace["is_initial"].sum() == 4
+    X = trace[["x_0", "x_1"]].to_numpy()
+    assert np.all((X >= 0) & (X <= 1))
+    assert (trace["fallback"] == "").all(), trace["fallback"].tolist()
+    assert np.all(np.diff(trace["best_so_far"]) >= 0)
+    np.testing.assert_allclose(trace["regret"], branin.optimum_value - trace["best_so_far"])
+    assert (
+        trace["method"].iloc[0] == trace["method"].iloc[0] and trace["problem"].iloc[0] == "branin"
+    )
+
+
+@pytest.mark.parametrize("spec", ["ucb+q3", "ts(candidates=256)+q3", "mes(candidates=64)+q3",
+                                  "kg(fantasies=2)+q3", "greedy+q3"])  # fmt: skip
+def test_batch_returns_q_distinct_points(spec, fast):
+    trace = run_bo(Quadratic(2), spec, seed=1, budget=10, n_init=4, **fast)
+    assert trace["iteration"].tolist() == [0] * 4 + [1] * 3 + [2] * 3
+    assert trace["batch_index"].tolist()[4:] == [0, 1, 2, 0, 1, 2]
+    for _, batch in trace[trace["iteration"] > 0].groupby("iteration"):
+        pts = batch[["x_0", "x_1"]].to_numpy()
+        assert len(np.unique(pts.round(8), axis=0)) == 3
+    # the budget is respected even when it is not a multiple of q
+    assert len(run_bo(Quadratic(2), spec, seed=1, budget=8, n_init=4, **fast)) == 8
+
+
+def test_same_seed_same_trace_other_seed_differs(fast):
+    a = run_bo(Quadratic(2), "logei+tr", seed=3, budget=9, n_init=4, **fast)
+    b = run_bo(Quadratic(2), "logei+tr", seed=3, budget=9, n_init=4, **fast)
+    c = run_bo(Quadratic(2), "logei+tr", seed=4, budget=9, n_init=4, **fast)
+    pd.testing.assert_frame_equal(a.drop(columns=TIMING), b.drop(columns=TIMING))
+    assert not np.allclose(a["x_0"], c["x_0"])
+
+
+class _Kill(RuntimeError):
+    pass
+
+
+@pytest.mark.parametrize("spec", ["ts(candidates=256)+q2+tr", "random"])
+def test_kill_and_resume_equals_uninterrupted(spec, tmp_path, fast):
+    full = run_bo(Quadratic(2), spec, seed=5, budget=12, n_init=4, **fast)
+    ckpt = tmp_path / "run.ckpt"
+
+    def kill_after_2(it: int, trace: pd.DataFrame) -> None:
+        if it == 2:
+            raise _Kill
+
+    with pytest.raises(_Kill):
+        run_bo(Quadratic(2), spec, seed=5, budget=12, n_init=4, checkpoint=ckpt,
+               callback=kill_after_2, **fast)  # fmt: skip
+    assert ckpt.exists()
+    seen: list[int] = []
+    resumed = run_bo(Quadratic(2), spec, seed=5, budget=12, n_init=4, checkpoint=ckpt,
+                     callback=lambda it, tr: seen.append(it), **fast)  # fmt: skip
+    assert seen[0] == 3  # it continued after the killed iteration
+    pd.testing.assert_frame_equal(full.drop(columns=TIMING), resumed.drop(columns=TIMING))
+    # a checkpoint of another run is refused
+    with pytest.raises(ValueError, match="different run"):
+        run_bo(Quadratic(2), spec, seed=6, budget=12, n_init=4, checkpoint=ckpt, **fast)
+
+
+def test_nan_policy(fast):
+    problem = Quadratic(2, nan_every=3)
+    trace = run_bo(problem, "logei", seed=0, budget=10, n_init=4, **fast)
+    y = trace["y"].to_numpy()
+    assert np.isnan(y).sum() == 3  # NaN kept in the trace
+    expected = np.fmax.accumulate(y)  # ignores NaN
+    np.testing.assert_array_equal(trace["best_so_far"].to_numpy(), expected)
+    assert not np.isnan(trace["best_so_far"].iloc[-1])
+    assert (trace["fallback"] == "").all()
+
+
+def test_all_nan_start_is_survivable(fast):
+    class AllNaN(Quadratic):
+        def evaluate(self, X):
+            return np.full(len(np.atleast_2d(X)), np.nan)
+
+    trace = run_bo(AllNaN(2), "ucb+tr", seed=0, budget=6, n_init=3, **fast)
+    assert trace["y"].isna().all() and trace["best_so_far"].isna().all()
+
+
+def test_impute_nan():
+    np.testing.assert_array_equal(
+        impute_nan(np.array([1.0, np.nan, -2.0, np.inf])), [1, -2, -2, -2]
+    )
+    np.testing.assert_array_equal(impute_nan(np.array([np.nan, np.nan])), [0.0, 0.0])
+
+
+def test_trust_region_restricts_candidates(fast):
+    trace = run_bo(Quadratic(2), "ucb(beta=100)+tr", seed=2, budget=10, n_init=4,
+                   tr_failure_tolerance=1, **fast)  # fmt: skip
+    assert len(trace) == 10
+
+
+def test_acquisition_timeout_falls_back_and_is_logged(fast):
+    settings = dict(fast, acq_timeout=1e-4)
+    trace = run_bo(Quadratic(2), "logei", seed=0, budget=6, n_init=4, **settings)
+    flags = trace["fallback"].tolist()[4:]
+    assert all(f in ("timeout",) or f.startswith("error:") for f in flags)
+    X = trace[["x_0", "x_1"]].to_numpy()
+    assert np.all((X >= 0) & (X <= 1))
+
+
+def test_acquisition_error_falls_back(monkeypatch, fast):
+    import boexplore.bo.acquisition.proposal as prop
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("simulated numerical failure")
+
+    monkeypatch.setattr(prop, "build_acqf", boom)
+    trace = run_bo(Quadratic(2), "logei", seed=0, budget=6, n_init=4, **fast)
+    assert trace["fallback"].tolist()[4:] == ["error:RuntimeError"] * 2
+
+
+def test_bad_arguments(fast):
+    with pytest.raises(ValueError, match="budget"):
+        run_bo(Quadratic(2), "logei", seed=0, budget=3, n_init=4)
+    with pytest.raises(ValueError, match="n_init"):
+        run_bo(Quadratic(2), "logei", seed=0, budget=3, n_init=0)
+    with pytest.raises(ValueError, match="unknown BO setting"):
+        run_bo(Quadratic(2), "logei", seed=0, budget=5, n_init=4, num_restart=3)
+    with pytest.raises(ValueError, match="unknown method"):
+        run_bo(Quadratic(2), "xyz", seed=0, budget=5, n_init=4)
+
+
+def test_pes_refuses_high_dim_with_clear_error():
+    with pytest.raises(ValueError, match="pes_max_dim"):
+        run_bo(Quadratic(30), "pes", seed=0, budget=5, n_init=4)
