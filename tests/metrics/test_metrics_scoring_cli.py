@@ -68,6 +68,8 @@ def test_score_trace_bad_input() -> None:
         score_trace(trace.drop(columns=["x_0", "x_1", "x_2"]))
     with pytest.raises(ValueError, match="without gaps"):
         score_trace(trace.drop(columns=["x_1"]))
+    with pytest.raises(ValueError, match="dim column"):
+        score_trace(trace.assign(dim=4))
     with pytest.raises(ValueError, match="T = 0"):
         score_trace(trace.iloc[:0])
     bad = trace.copy()

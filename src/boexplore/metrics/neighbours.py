@@ -40,7 +40,8 @@ class NeighbourState:
         """Offer point ``self.seen`` with distances to points 0..seen-1; return whether it is tracked."""
         m = self.count
         if self.skip_duplicates:
-            d = dist_row[self.ids[:m]]
+            # While nothing was skipped, tracked slots are points 0..m-1: slice, don't gather.
+            d = dist_row[:m] if m == self.seen else dist_row[self.ids[:m]]
             if m and d.min() == 0.0:
                 self.seen += 1
                 return False
@@ -58,7 +59,9 @@ class NeighbourState:
                 logs[: own.size, m] = np.log(own + self.log_offset)
             changed = np.flatnonzero(d < knn[K - 1, :m])
             if changed.size:
-                block = np.vstack([knn[:, changed], d[changed][None, :]])
+                block = np.empty((K + 1, changed.size))
+                block[:K] = knn[:, changed]
+                block[K] = d[changed]
                 block.sort(axis=0)
                 knn[:, changed] = block[:K]
                 with np.errstate(divide="ignore"):

@@ -86,6 +86,11 @@ def score_trace(trace: pd.DataFrame) -> pd.DataFrame:
         raise ValueError(f"score_trace: trace is missing columns {missing}")
     if trace["eval_index"].duplicated().any():
         raise ValueError("score_trace: duplicate eval_index values")
+    dims = pd.unique(trace["dim"])
+    if len(dims) != 1 or dims[0] != len(cols):
+        raise ValueError(
+            f"score_trace: dim column {list(dims)} does not match {len(cols)} x columns"
+        )
     tr = trace.sort_values("eval_index", kind="stable").reset_index(drop=True)
     X = as_points(tr[cols].to_numpy(dtype=np.float64), name="trace x columns")
     T = X.shape[0]
