@@ -93,3 +93,14 @@ def test_markdown_and_config_validation():
         analysis_config({"primary_metric": "x"})
     with pytest.raises(ValueError, match="empty"):
         run_analysis(synthetic_metrics().iloc[:0])
+
+
+def test_undefined_oe_in_high_d_is_tolerated():
+    # T < d: the real OE estimator is undefined (NaN) on every prefix of the 50-d problem
+    m = synthetic_metrics(problems=(("lo", 2), ("hi", 50)),
+                          levels={"random": 1.0, "logei": 0.5, "greedy": 0.1}, seeds=2, T=8)
+    m.loc[m["dim"] == 50, "oe_kl"] = np.nan
+    r = run_analysis(m, {**BASE, "min_seeds": 2},
+                     baseline=UniformOEBaseline(1, estimator=zero_oe_estimator))
+    assert r.cells.loc[r.cells["dim"] == 50, "oe_rel"].isna().all()
+    assert len(build_claims(r)) == 8

@@ -13,6 +13,7 @@ the config maps each group to the method labels of this run. Two outputs:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -104,7 +105,8 @@ def kendall_with_paper(cells: pd.DataFrame, value: str, levels: PaperLevels,
     R = ranks.to_numpy(float)  # (problems, labels), NaN where a method is missing
 
     def tau_of(rows: np.ndarray) -> float:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
             mr = np.nanmean(R[rows], axis=0)
         ok = np.isfinite(mr)
         if ok.sum() < 2 or np.unique(paper[ok]).size < 2 or np.unique(mr[ok]).size < 2:

@@ -68,6 +68,8 @@ def pairwise_tests(final: pd.DataFrame, metric: str, methods: Sequence[str] | No
         labels = [m for m in wide.columns if methods is None or m in methods]
         mat = wide[labels].to_numpy(float)
         k = len(labels)
+        if mat.shape[0] == 0 or k < 2:  # e.g. OE undefined on every prefix (T < d)
+            continue
         ia, ib = np.nonzero(~np.eye(k, dtype=bool))
         if test == "t":
             p, med, n = _t_pvalues(mat)
