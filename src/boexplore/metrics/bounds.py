@@ -23,7 +23,7 @@ import itertools
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.sparse import coo_matrix
+from scipy.sparse import csr_array
 from scipy.sparse.csgraph import minimum_spanning_tree
 
 from boexplore.metrics.distances import distance_rows
@@ -57,12 +57,18 @@ class MSTAccumulator:
         if d.min() == 0.0:  # exact duplicate: same distinct set, same tree
             return self.weight
         self.ids.append(self.seen - 1)
-        u = np.concatenate([self.u, np.full(m, m, dtype=np.int64)])
-        v = np.concatenate([self.v, np.arange(m, dtype=np.int64)])
-        w = np.concatenate([self.w, d])
-        graph = coo_matrix((w, (u, v)), shape=(m + 1, m + 1)).tocsr()
-        tree = minimum_spanning_tree(graph).tocoo()
-        self.u, self.v, self.w = tree.row.astype(np.int64), tree.col.astype(np.int64), tree.data
+        # CSR graph: tree edges in the rows of their first endpoint, star edges in row m.
+        order = np.argsort(self.u, kind="stable")
+        indptr = np.zeros(m + 2, dtype=np.int64)
+        np.cumsum(np.bincount(self.u, minlength=m + 1), out=indptr[1:])
+        indptr[m + 1] = indptr[m] + m
+        indices = np.concatenate([self.v[order], np.arange(m, dtype=np.int64)])
+        data = np.concatenate([self.w[order], d])
+        graph = csr_array((data, indices, indptr), shape=(m + 1, m + 1))
+        tree = minimum_spanning_tree(graph, overwrite=True)
+        self.u = np.repeat(np.arange(m + 1, dtype=np.int64), np.diff(tree.indptr))
+        self.v = tree.indices.astype(np.int64)
+        self.w = np.asarray(tree.data, dtype=np.float64)
         self.weight = float(self.w.sum())
         return self.weight
 
