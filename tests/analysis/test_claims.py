@@ -46,6 +46,8 @@ def test_designed_data_reproduce_and_unfavourable_is_reported():
     r = _run(levels, variants=VARIANTS, problems=problems)
     c = build_claims(r).set_index("claim_id")
     assert list(c.index) == [f"P1-C{i}" for i in range(1, 9)]
+    ranked = set(r.taxonomy_pairs["a"]) | set(r.taxonomy_pairs["b"])
+    assert "ts" in ranked and not ranked & set(VARIANTS)  # variants are not ranked
     for cid in ("P1-C1", "P1-C2", "P1-C3", "P1-C6", "P1-C7"):
         assert c.loc[cid, "verdict"] == REPRODUCED, (cid, c.loc[cid, "note"])
     # TS above random in low d too: 0/3 low-d problems support the low-d part, whose

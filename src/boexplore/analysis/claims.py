@@ -30,27 +30,56 @@ CLAIMS: dict[str, str] = {
     "P1-C7": "Trust regions and RAASP consistently reduce exploration.",
     "P1-C8": "The best-performing methods have intermediate exploration (non-monotone relation).",
 }
-COLUMNS = ["claim_id", "claim", "statistic", "value", "ci_low", "ci_high", "threshold",
-           "verdict", "n", "note"]
+COLUMNS = [
+    "claim_id",
+    "claim",
+    "statistic",
+    "value",
+    "ci_low",
+    "ci_high",
+    "threshold",
+    "verdict",
+    "n",
+    "note",
+]
 
 
 def _labels(cfg: dict[str, Any], groups: Sequence[str]) -> list[str]:
     return [lab for g in groups for lab in cfg["groups"].get(g, [])]
 
 
-def _row(cid: str, statistic: str, value: float, lo: float, hi: float, threshold: float,
-         verdict: str, n: int, note: str) -> dict[str, Any]:
-    return {"claim_id": cid, "claim": CLAIMS[cid], "statistic": statistic, "value": value,
-            "ci_low": lo, "ci_high": hi, "threshold": threshold, "verdict": verdict,
-            "n": int(n), "note": note}
+def _row(
+    cid: str,
+    statistic: str,
+    value: float,
+    lo: float,
+    hi: float,
+    threshold: float,
+    verdict: str,
+    n: int,
+    note: str,
+) -> dict[str, Any]:
+    return {
+        "claim_id": cid,
+        "claim": CLAIMS[cid],
+        "statistic": statistic,
+        "value": value,
+        "ci_low": lo,
+        "ci_high": hi,
+        "threshold": threshold,
+        "verdict": verdict,
+        "n": int(n),
+        "note": note,
+    }
 
 
 def _wide(cells: pd.DataFrame, metric: str) -> pd.DataFrame:
     return cells.pivot_table(index=["problem", "dim"], columns="method", values=metric)
 
 
-def _pairwise_fraction(cells: pd.DataFrame, metric: str, higher: Sequence[str],
-                       lower: Sequence[str]) -> tuple[int, int]:
+def _pairwise_fraction(
+    cells: pd.DataFrame, metric: str, higher: Sequence[str], lower: Sequence[str]
+) -> tuple[int, int]:
     """Count problem-level comparisons with median(higher) > median(lower)."""
     w = _wide(cells, metric)
     k = n = 0
@@ -66,9 +95,18 @@ def _pairwise_fraction(cells: pd.DataFrame, metric: str, higher: Sequence[str],
 def claim_c1(r: AnalysisResult, thr: float, min_n: int) -> dict[str, Any]:
     c = r.correlation
     v = interval_verdict(c["rho"], c["ci_low"], c["ci_high"], thr, c["n_cells"], min_n)
-    return _row("P1-C1", "Spearman rho(median final otsd_norm, median final oe_rel) over "
-                "(problem, method) cells; bootstrap 95% CI over cells", c["rho"], c["ci_low"],
-                c["ci_high"], thr, v, c["n_cells"], "")
+    return _row(
+        "P1-C1",
+        "Spearman rho(median final otsd_norm, median final oe_rel) over "
+        "(problem, method) cells; bootstrap 95% CI over cells",
+        c["rho"],
+        c["ci_low"],
+        c["ci_high"],
+        thr,
+        v,
+        c["n_cells"],
+        "",
+    )
 
 
 def claim_c2(r: AnalysisResult, thr: float, min_problems: int) -> dict[str, Any]:
@@ -86,10 +124,19 @@ def claim_c2(r: AnalysisResult, thr: float, min_problems: int) -> dict[str, Any]
             n_total += n_p
     val, lo, hi = bootstrap_ci(per_problem, np.mean, r.config["n_boot"], seed=r.config["seed"])
     v = interval_verdict(val, lo, hi, thr, len(per_problem), min_problems)
-    return _row("P1-C2", "fraction of (explorer, exploiter, metric) comparisons per problem "
-                "with explorer median > exploiter median, averaged over problems; bootstrap "
-                "CI over problems", val, lo, hi, thr, v, len(per_problem),
-                f"explorers={hi_l}, exploiters={lo_l}, {n_total} comparisons")
+    return _row(
+        "P1-C2",
+        "fraction of (explorer, exploiter, metric) comparisons per problem "
+        "with explorer median > exploiter median, averaged over problems; bootstrap "
+        "CI over problems",
+        val,
+        lo,
+        hi,
+        thr,
+        v,
+        len(per_problem),
+        f"explorers={hi_l}, exploiters={lo_l}, {n_total} comparisons",
+    )
 
 
 def claim_c3(r: AnalysisResult, thr: float) -> dict[str, Any]:
@@ -97,29 +144,46 @@ def claim_c3(r: AnalysisResult, thr: float) -> dict[str, Any]:
     t = r.paper_tau[(r.paper_tau["subset"] == "all") & (r.paper_tau["metric"] == metric)]
     note = ""
     if not r.paper_pairs.empty:
-        pp = r.paper_pairs[(r.paper_pairs["subset"] == "all")
-                           & (r.paper_pairs["metric"] == metric)]
+        pp = r.paper_pairs[(r.paper_pairs["subset"] == "all") & (r.paper_pairs["metric"] == metric)]
         counts = pp["status"].value_counts().to_dict()
         dis = pp[pp["status"] == "disagree"]
-        note = (f"pairs vs observed partial order: {counts}; disagreeing: "
-                + ", ".join(f"{a}/{b}" for a, b in zip(dis["a"], dis["b"], strict=True)))
+        note = f"pairs vs observed partial order: {counts}; disagreeing: " + ", ".join(
+            f"{a}/{b}" for a, b in zip(dis["a"], dis["b"], strict=True)
+        )
     if t.empty:
-        return _row("P1-C3", "Kendall tau-b", np.nan, np.nan, np.nan, thr, INCONCLUSIVE, 0,
-                    "no data")
+        return _row(
+            "P1-C3", "Kendall tau-b", np.nan, np.nan, np.nan, thr, INCONCLUSIVE, 0, "no data"
+        )
     row = t.iloc[0]
-    v = interval_verdict(row["tau"], row["ci_low"], row["ci_high"], thr,
-                         int(row["n_problems"]), r.config["min_problems"])
-    return _row("P1-C3", f"Kendall tau-b between paper level and mean within-problem rank of "
-                f"{metric}, all problems; bootstrap CI over problems", row["tau"],
-                row["ci_low"], row["ci_high"], thr, v, int(row["n_labels"]), note)
+    v = interval_verdict(
+        row["tau"],
+        row["ci_low"],
+        row["ci_high"],
+        thr,
+        int(row["n_problems"]),
+        r.config["min_problems"],
+    )
+    return _row(
+        "P1-C3",
+        f"Kendall tau-b between paper level and mean within-problem rank of "
+        f"{metric}, all problems; bootstrap CI over problems",
+        row["tau"],
+        row["ci_low"],
+        row["ci_high"],
+        thr,
+        v,
+        int(row["n_labels"]),
+        note,
+    )
 
 
 def _split(cells: pd.DataFrame, cfg: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
     return (cells[cells["dim"] <= cfg["low_d_max"]], cells[cells["dim"] >= cfg["high_d_min"]])
 
 
-def _two_part(cid: str, stat: str, parts: list[tuple[str, int, int, float]],
-              min_problems: int) -> dict[str, Any]:
+def _two_part(
+    cid: str, stat: str, parts: list[tuple[str, int, int, float]], min_problems: int
+) -> dict[str, Any]:
     """Claim with two parts (e.g. low d and high d), each a proportion k/n vs threshold."""
     verdicts, notes = [], []
     for name, k, n, thr in parts:
@@ -128,8 +192,9 @@ def _two_part(cid: str, stat: str, parts: list[tuple[str, int, int, float]],
         notes.append(f"{name}: {k}/{n} (CI {lo:.2f}-{hi:.2f}) vs {thr} -> {verdicts[-1]}")
     name, k, n, thr = parts[0]
     val, lo, hi = binomial_ci(k, n)
-    return _row(cid, stat, val, lo, hi, thr, combine(verdicts), sum(p[2] for p in parts),
-                "; ".join(notes))
+    return _row(
+        cid, stat, val, lo, hi, thr, combine(verdicts), sum(p[2] for p in parts), "; ".join(notes)
+    )
 
 
 def claim_c4(r: AnalysisResult, th: dict[str, float], min_problems: int) -> dict[str, Any]:
@@ -138,11 +203,17 @@ def claim_c4(r: AnalysisResult, th: dict[str, float], min_problems: int) -> dict
     low, high = _split(r.cells, cfg)
     kh, nh = _pairwise_fraction(high, "otsd_norm", ts, rnd)
     kl, nl = _pairwise_fraction(low, cfg["primary_metric"], rnd, ts)
-    return _two_part("P1-C4", "fraction of high-d problems with median TS otsd_norm > "
-                     "random (exact binomial CI); second part: low-d fraction with TS below "
-                     "random", [("high-d TS>random", kh, nh, th["c4_ts_above_random_high_d"]),
-                                ("low-d TS<random", kl, nl, th["c4_ts_below_random_low_d"])],
-                     min_problems)
+    return _two_part(
+        "P1-C4",
+        "fraction of high-d problems with median TS otsd_norm > "
+        "random (exact binomial CI); second part: low-d fraction with TS below "
+        "random",
+        [
+            ("high-d TS>random", kh, nh, th["c4_ts_above_random_high_d"]),
+            ("low-d TS<random", kl, nl, th["c4_ts_below_random_low_d"]),
+        ],
+        min_problems,
+    )
 
 
 def claim_c5(r: AnalysisResult, th: dict[str, float], min_problems: int) -> dict[str, Any]:
@@ -152,14 +223,21 @@ def claim_c5(r: AnalysisResult, th: dict[str, float], min_problems: int) -> dict
     x = cfg["primary_metric"]
     kl, nl = _pairwise_fraction(low, x, ei, ucb)
     kh, nh = _pairwise_fraction(high, x, ucb, ei)
-    return _two_part("P1-C5", f"fraction of low-d (problem, UCB label) comparisons with EI "
-                     f"{x} > UCB (exact binomial CI); second part: high-d fraction EI < UCB",
-                     [("low-d EI>UCB", kl, nl, th["c5_ei_above_ucb_low_d"]),
-                      ("high-d EI<UCB", kh, nh, th["c5_ei_below_ucb_high_d"])], min_problems)
+    return _two_part(
+        "P1-C5",
+        f"fraction of low-d (problem, UCB label) comparisons with EI "
+        f"{x} > UCB (exact binomial CI); second part: high-d fraction EI < UCB",
+        [
+            ("low-d EI>UCB", kl, nl, th["c5_ei_above_ucb_low_d"]),
+            ("high-d EI<UCB", kh, nh, th["c5_ei_below_ucb_high_d"]),
+        ],
+        min_problems,
+    )
 
 
-def _factor_claim(r: AnalysisResult, cid: str, factors: Sequence[str], sign: int,
-                  thr: float) -> dict[str, Any]:
+def _factor_claim(
+    r: AnalysisResult, cid: str, factors: Sequence[str], sign: int, thr: float
+) -> dict[str, Any]:
     s = r.variant_summary
     verdicts, notes, ks, ns = [], [], 0, 0
     for factor in factors:
@@ -179,23 +257,47 @@ def _factor_claim(r: AnalysisResult, cid: str, factors: Sequence[str], sign: int
                 ks, ns = ks + k, ns + n
     val, lo, hi = binomial_ci(ks, ns)
     direction = "increase" if sign > 0 else "decrease"
-    return _row(cid, f"fraction of paired (problem, seed) variant−base differences that "
-                f"{direction} exploration ({', '.join(factors)}; pooled, primary metric; "
-                "exact binomial CI); every factor × metric must hold", val, lo, hi, thr,
-                combine(verdicts), ns, "; ".join(notes))
+    return _row(
+        cid,
+        f"fraction of paired (problem, seed) variant−base differences that "
+        f"{direction} exploration ({', '.join(factors)}; pooled, primary metric; "
+        "exact binomial CI); every factor × metric must hold",
+        val,
+        lo,
+        hi,
+        thr,
+        combine(verdicts),
+        ns,
+        "; ".join(notes),
+    )
 
 
 def claim_c8(r: AnalysisResult, thr: float, min_problems: int) -> dict[str, Any]:
     t = r.performance_test
-    v = interval_verdict(t["frac_negative_curvature"], t["ci_low"], t["ci_high"], thr,
-                         t["n_problems"], min_problems)
-    note = (f"sign-test p={t['p_sign']:.3g}; best method strictly inside the exploration "
+    v = interval_verdict(
+        t["frac_negative_curvature"], t["ci_low"], t["ci_high"], thr, t["n_problems"], min_problems
+    )
+    note = (
+        (
+            f"sign-test p={t['p_sign']:.3g}; best method strictly inside the exploration "
             f"range on {t['interior_rate']:.2f} of problems (chance {t['interior_chance']:.2f},"
-            f" p={t['p_interior']:.3g})") if t["n_problems"] else "no problem with >= 3 methods"
-    return _row("P1-C8", "fraction of problems where the quadratic fit of performance rank on "
-                "exploration rank is concave (inverted U); exact binomial CI",
-                t["frac_negative_curvature"], t["ci_low"], t["ci_high"], thr, v,
-                t["n_problems"], note)
+            f" p={t['p_interior']:.3g})"
+        )
+        if t["n_problems"]
+        else "no problem with >= 3 methods"
+    )
+    return _row(
+        "P1-C8",
+        "fraction of problems where the quadratic fit of performance rank on "
+        "exploration rank is concave (inverted U); exact binomial CI",
+        t["frac_negative_curvature"],
+        t["ci_low"],
+        t["ci_high"],
+        thr,
+        v,
+        t["n_problems"],
+        note,
+    )
 
 
 def build_claims(r: AnalysisResult) -> pd.DataFrame:
@@ -222,29 +324,33 @@ def build_claims(r: AnalysisResult) -> pd.DataFrame:
 
 def claims_markdown(df: pd.DataFrame) -> str:
     """Markdown table of the claims (numbers to 3 significant digits)."""
+
     def fmt(v: Any) -> str:
         if isinstance(v, float | np.floating):
             return "n/a" if not np.isfinite(v) else f"{v:.3g}"
         return str(v).replace("|", "\\|")
 
-    cols = ["claim_id", "claim", "value", "ci_low", "ci_high", "threshold", "verdict", "n",
-            "note"]
+    cols = ["claim_id", "claim", "value", "ci_low", "ci_high", "threshold", "verdict", "n", "note"]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for rec in df[cols].itertuples(index=False):
         lines.append("| " + " | ".join(fmt(v) for v in rec) + " |")
-    stat = "\n".join(f"- **{cid}**: {s}" for cid, s in zip(df["claim_id"], df["statistic"],
-                                                           strict=True))
-    rule = ("Verdict rule: reproduced when ci_low > threshold, not reproduced when "
-            "ci_high < threshold, otherwise inconclusive (also when data are missing or "
-            "there are too few seeds).")
+    stat = "\n".join(
+        f"- **{cid}**: {s}" for cid, s in zip(df["claim_id"], df["statistic"], strict=True)
+    )
+    rule = (
+        "Verdict rule: reproduced when ci_low > threshold, not reproduced when "
+        "ci_high < threshold, otherwise inconclusive (also when data are missing or "
+        "there are too few seeds)."
+    )
     return "\n".join(["# Paper 1 claims", "", *lines, "", rule, "", "Statistics:", stat, ""])
 
 
-def write_claims(df: pd.DataFrame, csv_path: str | os.PathLike,
-                 md_path: str | os.PathLike) -> None:
+def write_claims(df: pd.DataFrame, csv_path: str | os.PathLike, md_path: str | os.PathLike) -> None:
     """Write the claims CSV and its Markdown rendering (atomic renames)."""
-    for path, text in ((Path(csv_path), df.to_csv(index=False)),
-                       (Path(md_path), claims_markdown(df))):
+    for path, text in (
+        (Path(csv_path), df.to_csv(index=False)),
+        (Path(md_path), claims_markdown(df)),
+    ):
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(text)

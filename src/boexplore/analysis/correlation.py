@@ -23,8 +23,9 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
     return float(stats.spearmanr(x, y).statistic)
 
 
-def otsd_oe_correlation(cells: pd.DataFrame, x: str = "otsd_norm", y: str = "oe_rel",
-                        n_boot: int = 1000, seed: int = 0) -> dict[str, float]:
+def otsd_oe_correlation(
+    cells: pd.DataFrame, x: str = "otsd_norm", y: str = "oe_rel", n_boot: int = 1000, seed: int = 0
+) -> dict[str, float]:
     """Spearman rho between two cell columns with a bootstrap CI over cells."""
     check_columns(cells, (x, y), "cell table")
     xv = cells[x].to_numpy(float)
@@ -43,10 +44,17 @@ def otsd_oe_correlation(cells: pd.DataFrame, x: str = "otsd_norm", y: str = "oe_
     return {"rho": rho, "ci_low": lo, "ci_high": hi, "n_cells": int(xv.size)}
 
 
-def per_problem_correlation(cells: pd.DataFrame, x: str = "otsd_norm",
-                            y: str = "oe_rel") -> pd.DataFrame:
+def per_problem_correlation(
+    cells: pd.DataFrame, x: str = "otsd_norm", y: str = "oe_rel"
+) -> pd.DataFrame:
     """Spearman rho across methods within each problem."""
-    rows = [{"problem": p, "dim": int(g["dim"].iloc[0]), "rho": spearman(
-        g[x].to_numpy(float), g[y].to_numpy(float)), "n_methods": len(g)}
-        for p, g in cells.groupby("problem", sort=True)]
+    rows = [
+        {
+            "problem": p,
+            "dim": int(g["dim"].iloc[0]),
+            "rho": spearman(g[x].to_numpy(float), g[y].to_numpy(float)),
+            "n_methods": len(g),
+        }
+        for p, g in cells.groupby("problem", sort=True)
+    ]
     return pd.DataFrame(rows, columns=["problem", "dim", "rho", "n_methods"])

@@ -67,9 +67,11 @@ class UniformOEBaseline:
             reps[r] = self.estimator(rng.random((n_max, d)))
         with np.errstate(all="ignore"):
             finite = np.isfinite(reps)
-            mean = np.where(finite.any(axis=0),
-                            np.nansum(np.where(finite, reps, 0.0), axis=0)
-                            / np.maximum(finite.sum(axis=0), 1), np.nan)
+            mean = np.where(
+                finite.any(axis=0),
+                np.nansum(np.where(finite, reps, 0.0), axis=0) / np.maximum(finite.sum(axis=0), 1),
+                np.nan,
+            )
         self._cache[d] = mean
         return mean
 
@@ -79,8 +81,10 @@ class UniformOEBaseline:
 
     def table(self) -> pd.DataFrame:
         """Long table (dim, n, oe_uniform) of everything computed so far."""
-        rows = [pd.DataFrame({"dim": d, "n": np.arange(1, c.size + 1), "oe_uniform": c})
-                for d, c in sorted(self._cache.items())]
+        rows = [
+            pd.DataFrame({"dim": d, "n": np.arange(1, c.size + 1), "oe_uniform": c})
+            for d, c in sorted(self._cache.items())
+        ]
         if not rows:
             return pd.DataFrame(columns=["dim", "n", "oe_uniform"])
         return pd.concat(rows, ignore_index=True)

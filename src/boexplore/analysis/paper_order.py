@@ -24,12 +24,24 @@ from scipy import stats
 from boexplore.analysis.taxonomy import PartialOrder
 
 DEFAULT_GROUPS: dict[str, list[str]] = {
-    "random": ["random"], "ucb_high": ["ucb_high"], "info": ["mes", "jes", "pes"],
-    "kg": ["kg"], "ei": ["logei"], "pi": ["pi"], "ucb_low": ["ucb_low"],
-    "greedy": ["greedy"], "ts": ["ts"],
+    "random": ["random"],
+    "ucb_high": ["ucb_high"],
+    "info": ["mes", "jes", "pes"],
+    "kg": ["kg"],
+    "ei": ["logei"],
+    "pi": ["pi"],
+    "ucb_low": ["ucb_low"],
+    "greedy": ["greedy"],
+    "ts": ["ts"],
 }
 DEFAULT_PAPER_ORDER: list[list[str]] = [
-    ["random"], ["ucb_high"], ["info", "kg"], ["ei"], ["pi"], ["ucb_low"], ["greedy"],
+    ["random"],
+    ["ucb_high"],
+    ["info", "kg"],
+    ["ei"],
+    ["pi"],
+    ["ucb_low"],
+    ["greedy"],
 ]
 
 
@@ -41,8 +53,9 @@ class PaperLevels:
     notes: list[str]
 
 
-def paper_levels(groups: Mapping[str, Sequence[str]], order: Sequence[Sequence[str]],
-                 present: Sequence[str]) -> PaperLevels:
+def paper_levels(
+    groups: Mapping[str, Sequence[str]], order: Sequence[Sequence[str]], present: Sequence[str]
+) -> PaperLevels:
     """Map present method labels to their paper level; note missing groups/labels."""
     level: dict[str, int] = {}
     notes: list[str] = []
@@ -61,11 +74,12 @@ def paper_levels(groups: Mapping[str, Sequence[str]], order: Sequence[Sequence[s
 
 def compare_pairs(order: PartialOrder, levels: PaperLevels) -> pd.DataFrame:
     """Every pair of labels with a paper level, judged against the observed order."""
-    labels = sorted((m for m in levels.level if m in order.nodes),
-                    key=lambda m: (levels.level[m], m))
+    labels = sorted(
+        (m for m in levels.level if m in order.nodes), key=lambda m: (levels.level[m], m)
+    )
     rows = []
     for i, a in enumerate(labels):
-        for b in labels[i + 1:]:
+        for b in labels[i + 1 :]:
             la, lb = levels.level[a], levels.level[b]
             ab, ba = order.geq(a, b), order.geq(b, a)
             if la == lb:
@@ -73,11 +87,11 @@ def compare_pairs(order: PartialOrder, levels: PaperLevels) -> pd.DataFrame:
                 status = "agree" if ab == ba else "disagree"
             else:
                 paper = "⪰"
-                status = "agree" if ab and not ba else ("disagree" if ba and not ab
-                                                        else "unresolved")
+                status = (
+                    "agree" if ab and not ba else ("disagree" if ba and not ab else "unresolved")
+                )
             observed = "≈" if ab and ba else ("⪰" if ab else ("⪯" if ba else "?"))
-            rows.append({"a": a, "b": b, "paper": paper, "observed": observed,
-                         "status": status})
+            rows.append({"a": a, "b": b, "paper": paper, "observed": observed, "status": status})
     return pd.DataFrame(rows, columns=["a", "b", "paper", "observed", "status"])
 
 
@@ -87,8 +101,9 @@ def mean_ranks(cells: pd.DataFrame, value: str) -> pd.Series:
     return r.groupby(cells["method"]).mean()
 
 
-def kendall_with_paper(cells: pd.DataFrame, value: str, levels: PaperLevels,
-                       n_boot: int = 1000, seed: int = 0) -> tuple[float, float, float, int]:
+def kendall_with_paper(
+    cells: pd.DataFrame, value: str, levels: PaperLevels, n_boot: int = 1000, seed: int = 0
+) -> tuple[float, float, float, int]:
     """Kendall tau-b (paper level vs observed mean rank), bootstrap CI over problems.
 
     Both sides are oriented so that +1 means identical orders. Returns
@@ -97,9 +112,9 @@ def kendall_with_paper(cells: pd.DataFrame, value: str, levels: PaperLevels,
     cells = cells[cells["method"].isin(levels.level) & cells[value].notna()]
     if cells.empty:
         return (np.nan, np.nan, np.nan, 0)
-    ranks = cells.assign(rank=cells.groupby("problem")[value].rank(
-        ascending=False, method="average")).pivot_table(index="problem", columns="method",
-                                                        values="rank")
+    ranks = cells.assign(
+        rank=cells.groupby("problem")[value].rank(ascending=False, method="average")
+    ).pivot_table(index="problem", columns="method", values="rank")
     labels = list(ranks.columns)
     paper = np.array([levels.level[m] for m in labels], dtype=float)
     R = ranks.to_numpy(float)  # (problems, labels), NaN where a method is missing

@@ -19,8 +19,9 @@ from boexplore.analysis.stats import binomial_ci, binomial_greater_pvalue
 from boexplore.analysis.summaries import check_columns
 
 
-def per_problem_shape(cells: pd.DataFrame, exploration: str = "otsd_norm",
-                      performance: str = "performance") -> pd.DataFrame:
+def per_problem_shape(
+    cells: pd.DataFrame, exploration: str = "otsd_norm", performance: str = "performance"
+) -> pd.DataFrame:
     """Curvature and interior-best flag per problem (needs ≥ 3 methods)."""
     check_columns(cells, ("problem", "method", exploration, performance), "cell table")
     rows = []
@@ -36,14 +37,33 @@ def per_problem_shape(cells: pd.DataFrame, exploration: str = "otsd_norm",
         best = pr == pr.max()
         best_er = er[best]
         interior = bool(np.all((best_er > er.min()) & (best_er < er.max())))
-        rows.append({"problem": problem, "dim": int(g["dim"].iloc[0]), "n_methods": k,
-                     "curvature": float(coef[0]), "slope": float(coef[1]),
-                     "best_method": ",".join(sorted(g.loc[best, "method"])),
-                     "best_exploration_rank": float(best_er.mean()),
-                     "best_interior": interior, "interior_chance": (k - 2) / k})
-    return pd.DataFrame(rows, columns=["problem", "dim", "n_methods", "curvature", "slope",
-                                       "best_method", "best_exploration_rank",
-                                       "best_interior", "interior_chance"])
+        rows.append(
+            {
+                "problem": problem,
+                "dim": int(g["dim"].iloc[0]),
+                "n_methods": k,
+                "curvature": float(coef[0]),
+                "slope": float(coef[1]),
+                "best_method": ",".join(sorted(g.loc[best, "method"])),
+                "best_exploration_rank": float(best_er.mean()),
+                "best_interior": interior,
+                "interior_chance": (k - 2) / k,
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "problem",
+            "dim",
+            "n_methods",
+            "curvature",
+            "slope",
+            "best_method",
+            "best_exploration_rank",
+            "best_interior",
+            "interior_chance",
+        ],
+    )
 
 
 def nonmonotone_test(shape: pd.DataFrame) -> dict[str, float]:
@@ -53,7 +73,13 @@ def nonmonotone_test(shape: pd.DataFrame) -> dict[str, float]:
     frac, lo, hi = binomial_ci(k_neg, n)
     k_in = int(shape["best_interior"].sum()) if n else 0
     chance = float(shape["interior_chance"].mean()) if n else np.nan
-    return {"frac_negative_curvature": frac, "ci_low": lo, "ci_high": hi, "n_problems": n,
-            "p_sign": binomial_greater_pvalue(k_neg, n, 0.5),
-            "interior_rate": k_in / n if n else np.nan, "interior_chance": chance,
-            "p_interior": binomial_greater_pvalue(k_in, n, chance) if n else np.nan}
+    return {
+        "frac_negative_curvature": frac,
+        "ci_low": lo,
+        "ci_high": hi,
+        "n_problems": n,
+        "p_sign": binomial_greater_pvalue(k_neg, n, 0.5),
+        "interior_rate": k_in / n if n else np.nan,
+        "interior_chance": chance,
+        "p_interior": binomial_greater_pvalue(k_in, n, chance) if n else np.nan,
+    }

@@ -65,8 +65,13 @@ class AnalysisResult:
 def _with_metadata(metrics: pd.DataFrame) -> pd.DataFrame:
     """Fill metadata columns the analysis needs when an older table lacks them."""
     out = metrics.copy()
-    defaults = {"method_spec": out["method"], "base_method": out["method"], "q": 1,
-                "trust_region": False, "raasp": False}
+    defaults = {
+        "method_spec": out["method"],
+        "base_method": out["method"],
+        "q": 1,
+        "trust_region": False,
+        "raasp": False,
+    }
     for col in META_COLUMNS:
         if col not in out.columns:
             out[col] = defaults[col]
@@ -76,26 +81,34 @@ def _with_metadata(metrics: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def run_analysis(metrics: pd.DataFrame, section: Mapping[str, Any] | None = None,
-                 baseline: UniformOEBaseline | None = None) -> AnalysisResult:
+def run_analysis(
+    metrics: pd.DataFrame,
+    section: Mapping[str, Any] | None = None,
+    baseline: UniformOEBaseline | None = None,
+) -> AnalysisResult:
     """All paper-1 analyses from the aggregated metrics table."""
     cfg = analysis_config(section)
     if metrics.empty:
         raise ValueError("metrics table is empty: nothing to analyse")
     seed, n_boot = int(cfg["seed"]), int(cfg["n_boot"])
     notes: list[str] = []
-    baseline = baseline or UniformOEBaseline(n_rep=int(cfg["oe_baseline"]["n_rep"]),
-                                             seed=int(cfg["oe_baseline"]["seed"]))
+    baseline = baseline or UniformOEBaseline(
+        n_rep=int(cfg["oe_baseline"]["n_rep"]), seed=int(cfg["oe_baseline"]["seed"])
+    )
     m = add_oe_rel(_with_metadata(metrics), baseline)
     final = final_rows(m)
     final["performance"] = performance_score(final)
     xmetrics = list(cfg["exploration_metrics"])
     primary = cfg["primary_metric"]
 
-    summary = pd.concat([ranks_within_problem(summarize_final(final, x, n_boot, seed))
-                         for x in xmetrics], ignore_index=True)
-    traj = pd.concat([trajectory_summary(m, x, n_boot=min(n_boot, 200), seed=seed)
-                      for x in xmetrics], ignore_index=True)
+    summary = pd.concat(
+        [ranks_within_problem(summarize_final(final, x, n_boot, seed)) for x in xmetrics],
+        ignore_index=True,
+    )
+    traj = pd.concat(
+        [trajectory_summary(m, x, n_boot=min(n_boot, 200), seed=seed) for x in xmetrics],
+        ignore_index=True,
+    )
     cells = cell_medians(final, [*xmetrics, "performance"])
     min_seeds_seen = int(cells["n_seeds"].min())
 
@@ -104,6 +117,8 @@ def run_analysis(metrics: pd.DataFrame, section: Mapping[str, Any] | None = None
     pairs_rows, class_rows, paper_rows, tau_rows = [], [], [], []
     orders: dict[tuple[str, str], PartialOrder] = {}
     present = sorted(final["method"].unique())
+    is_base = (final["q"] == 1) & ~final["trust_region"] & ~final["raasp"]
+    ranked = None if tcfg["include_variants"] else sorted(final.loc[is_base, "method"].unique())
     levels = paper_levels(cfg["groups"], cfg["paper_order"], present)
     notes.extend(sorted(set(levels.notes)))
     for subset, part in dimension_subsets(final, cfg["low_d_max"], cfg["high_d_min"]).items():
@@ -111,20 +126,41 @@ def run_analysis(metrics: pd.DataFrame, section: Mapping[str, Any] | None = None
             notes.append(f"taxonomy: no problems in subset {subset}")
             continue
         for x in xmetrics:
-            dom, order = taxonomy(part, x, alpha=tcfg["alpha"], correction=tcfg["correction"],
-                                  majority=tcfg["majority"], test=tcfg["test"])
+            dom, order = taxonomy(
+                part,
+                x,
+                alpha=tcfg["alpha"],
+                correction=tcfg["correction"],
+                majority=tcfg["majority"],
+                test=tcfg["test"],
+                methods=ranked,
+            )
             orders[(subset, x)] = order
             pairs_rows.append(dom.assign(subset=subset, metric=x))
-            for k, (members, layer) in enumerate(zip(order.classes, order.layers(),
-                                                     strict=True)):
-                class_rows.append({"subset": subset, "metric": x, "class": k,
-                                   "members": " ≈ ".join(members), "layer": layer})
+            for k, (members, layer) in enumerate(zip(order.classes, order.layers(), strict=True)):
+                class_rows.append(
+                    {
+                        "subset": subset,
+                        "metric": x,
+                        "class": k,
+                        "members": " ≈ ".join(members),
+                        "layer": layer,
+                    }
+                )
             paper_rows.append(compare_pairs(order, levels).assign(subset=subset, metric=x))
             pcells = cells[cells["problem"].isin(part["problem"].unique())]
             tau, lo, hi, nl = kendall_with_paper(pcells, x, levels, n_boot=n_boot, seed=seed)
-            tau_rows.append({"subset": subset, "metric": x, "tau": tau, "ci_low": lo,
-                             "ci_high": hi, "n_labels": nl,
-                             "n_problems": int(part["problem"].nunique())})
+            tau_rows.append(
+                {
+                    "subset": subset,
+                    "metric": x,
+                    "tau": tau,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "n_labels": nl,
+                    "n_problems": int(part["problem"].nunique()),
+                }
+            )
 
     corr = otsd_oe_correlation(cells, "otsd_norm", "oe_rel", n_boot=n_boot, seed=seed)
     shape = per_problem_shape(cells, primary, "performance")
@@ -133,22 +169,47 @@ def run_analysis(metrics: pd.DataFrame, section: Mapping[str, Any] | None = None
         notes.append("variants: no batch / trust-region / RAASP variant matched a base method")
     vdiffs = paired_differences(final, vpairs, tuple(xmetrics))
     return AnalysisResult(
-        config=cfg, metrics=m, final=final, cells=cells, summary_final=summary,
+        config=cfg,
+        metrics=m,
+        final=final,
+        cells=cells,
+        summary_final=summary,
         trajectories=traj,
-        taxonomy_pairs=pd.concat(pairs_rows, ignore_index=True) if pairs_rows else
-        pd.DataFrame(columns=["a", "b", "n_problems", "n_support", "support_frac", "dominates",
-                              "subset", "metric"]),
-        taxonomy_classes=pd.DataFrame(class_rows, columns=["subset", "metric", "class",
-                                                           "members", "layer"]),
+        taxonomy_pairs=pd.concat(pairs_rows, ignore_index=True)
+        if pairs_rows
+        else pd.DataFrame(
+            columns=[
+                "a",
+                "b",
+                "n_problems",
+                "n_support",
+                "support_frac",
+                "dominates",
+                "subset",
+                "metric",
+            ]
+        ),
+        taxonomy_classes=pd.DataFrame(
+            class_rows, columns=["subset", "metric", "class", "members", "layer"]
+        ),
         orders=orders,
-        paper_pairs=pd.concat(paper_rows, ignore_index=True) if paper_rows else
-        pd.DataFrame(columns=["a", "b", "paper", "observed", "status", "subset", "metric"]),
-        paper_tau=pd.DataFrame(tau_rows, columns=["subset", "metric", "tau", "ci_low",
-                                                  "ci_high", "n_labels", "n_problems"]),
-        correlation=corr, correlation_per_problem=per_problem_correlation(cells),
-        performance_shape=shape, performance_test=nonmonotone_test(shape),
-        variant_pairs=vpairs, variant_diffs=vdiffs, variant_summary=effect_summary(vdiffs),
-        oe_baseline=baseline.table(), min_seeds_seen=min_seeds_seen, notes=notes,
+        paper_pairs=pd.concat(paper_rows, ignore_index=True)
+        if paper_rows
+        else pd.DataFrame(columns=["a", "b", "paper", "observed", "status", "subset", "metric"]),
+        paper_tau=pd.DataFrame(
+            tau_rows,
+            columns=["subset", "metric", "tau", "ci_low", "ci_high", "n_labels", "n_problems"],
+        ),
+        correlation=corr,
+        correlation_per_problem=per_problem_correlation(cells),
+        performance_shape=shape,
+        performance_test=nonmonotone_test(shape),
+        variant_pairs=vpairs,
+        variant_diffs=vdiffs,
+        variant_summary=effect_summary(vdiffs),
+        oe_baseline=baseline.table(),
+        min_seeds_seen=min_seeds_seen,
+        notes=notes,
     )
 
 
@@ -185,12 +246,24 @@ def write_tables(result: AnalysisResult, outdir: str | os.PathLike) -> dict[str,
     written: dict[str, Path] = {}
     for name, fname in TABLE_FILES.items():
         if name == "correlation":
-            df = pd.concat([pd.DataFrame([{"problem": "ALL", "dim": np.nan,
-                                           "rho": result.correlation["rho"],
-                                           "ci_low": result.correlation["ci_low"],
-                                           "ci_high": result.correlation["ci_high"],
-                                           "n_methods": result.correlation["n_cells"]}]),
-                            result.correlation_per_problem], ignore_index=True)
+            df = pd.concat(
+                [
+                    pd.DataFrame(
+                        [
+                            {
+                                "problem": "ALL",
+                                "dim": np.nan,
+                                "rho": result.correlation["rho"],
+                                "ci_low": result.correlation["ci_low"],
+                                "ci_high": result.correlation["ci_high"],
+                                "n_methods": result.correlation["n_cells"],
+                            }
+                        ]
+                    ),
+                    result.correlation_per_problem,
+                ],
+                ignore_index=True,
+            )
         else:
             df = getattr(result, name)
         _atomic_write(df, out / fname)

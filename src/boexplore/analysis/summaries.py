@@ -61,16 +61,29 @@ def summarize_final(
     for (problem, dim, method), grp in final.groupby(list(CELL_KEYS), sort=True):
         med, lo, hi = bootstrap_ci(grp[metric].to_numpy(), np.median, n_boot=n_boot, seed=seed)
         rows.append(
-            {"problem": problem, "dim": int(dim), "method": method, "metric": metric,
-             "median": med, "ci_low": lo, "ci_high": hi,
-             "n_seeds": int(grp[metric].notna().sum())}
+            {
+                "problem": problem,
+                "dim": int(dim),
+                "method": method,
+                "metric": metric,
+                "median": med,
+                "ci_low": lo,
+                "ci_high": hi,
+                "n_seeds": int(grp[metric].notna().sum()),
+            }
         )
-    return pd.DataFrame(rows, columns=["problem", "dim", "method", "metric", "median",
-                                       "ci_low", "ci_high", "n_seeds"])
+    return pd.DataFrame(
+        rows,
+        columns=["problem", "dim", "method", "metric", "median", "ci_low", "ci_high", "n_seeds"],
+    )
 
 
 def trajectory_summary(
-    metrics: pd.DataFrame, metric: str, n_boot: int = 200, level: float = 0.95, seed: int = 0,
+    metrics: pd.DataFrame,
+    metric: str,
+    n_boot: int = 200,
+    level: float = 0.95,
+    seed: int = 0,
     chunk: int = 4096,
 ) -> pd.DataFrame:
     """Median over seeds of ``metric`` at every prefix size with a bootstrap band.
@@ -79,12 +92,12 @@ def trajectory_summary(
     band is a coherent trajectory band); vectorised over rows in chunks.
     """
     check_columns(metrics, (*CELL_KEYS, "seed", "n", metric))
-    cols = ["problem", "dim", "method", "metric", "n", "median", "ci_low", "ci_high",
-            "n_seeds"]
+    cols = ["problem", "dim", "method", "metric", "n", "median", "ci_low", "ci_high", "n_seeds"]
     if metrics.empty:
         return pd.DataFrame(columns=cols)
-    wide = metrics.pivot_table(index=[*CELL_KEYS, "n"], columns="seed", values=metric,
-                               aggfunc="first", dropna=False)
+    wide = metrics.pivot_table(
+        index=[*CELL_KEYS, "n"], columns="seed", values=metric, aggfunc="first", dropna=False
+    )
     mat = wide.to_numpy(dtype=float)  # (rows, seeds)
     alpha = (1.0 - level) / 2.0
     with np.errstate(all="ignore"):
@@ -96,9 +109,9 @@ def trajectory_summary(
             if s > 1:
                 idx = np.random.default_rng(seed).integers(0, s, size=(n_boot, s))
                 for start in range(0, mat.shape[0], chunk):
-                    boots = np.nanmedian(mat[start:start + chunk][:, idx], axis=2)
+                    boots = np.nanmedian(mat[start : start + chunk][:, idx], axis=2)
                     q = np.nanquantile(boots, [alpha, 1 - alpha], axis=1)
-                    lo[start:start + chunk], hi[start:start + chunk] = q[0], q[1]
+                    lo[start : start + chunk], hi[start : start + chunk] = q[0], q[1]
     out = wide.index.to_frame(index=False)
     out["metric"] = metric
     out["median"], out["ci_low"], out["ci_high"] = med, lo, hi

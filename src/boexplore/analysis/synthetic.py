@@ -14,8 +14,14 @@ import numpy as np
 import pandas as pd
 
 DEFAULT_LEVELS: dict[str, float] = {
-    "random": 1.0, "ucb_high": 0.85, "mes": 0.7, "kg": 0.68, "logei": 0.55, "pi": 0.4,
-    "ucb_low": 0.3, "greedy": 0.1,
+    "random": 1.0,
+    "ucb_high": 0.85,
+    "mes": 0.7,
+    "kg": 0.68,
+    "logei": 0.55,
+    "pi": 0.4,
+    "ucb_low": 0.3,
+    "greedy": 0.1,
 }
 
 
@@ -48,16 +54,34 @@ def synthetic_metrics(
                 otsd_norm = 0.1 * lv * growth + np.abs(eps) * 0.1
                 psi = 2 * np.sqrt(5 * d) * (1.5 * n) ** (1 - 1 / d)
                 oe = 3.0 * (lv - 1.0) + rng.normal(0.0, noise * 3, size=T)
-                best = -(lv - 0.5) ** 2 - 0.2 * np.exp(-n / 5) + rng.normal(0, noise, T)
+                best = -((lv - 0.5) ** 2) - 0.2 * np.exp(-n / 5) + rng.normal(0, noise, T)
                 best = np.maximum.accumulate(best)
-                rows.append(pd.DataFrame({
-                    "problem": problem, "problem_name": problem.split("_")[0], "dim": d,
-                    "method": method, "method_spec": spec, "base_method": base, "q": q,
-                    "trust_region": tr, "raasp": ra, "seed": s, "n": n,
-                    "iteration": (n - 1) // q, "otsd": otsd_norm * psi,
-                    "otsd_norm": otsd_norm, "psi": psi, "otsd_lb": 0.5 * otsd_norm * psi,
-                    "oe_kl": oe, "oe_ref": oe - 0.1, "best_so_far": best,
-                    "regret": -best}))
+                rows.append(
+                    pd.DataFrame(
+                        {
+                            "problem": problem,
+                            "problem_name": problem.split("_")[0],
+                            "dim": d,
+                            "method": method,
+                            "method_spec": spec,
+                            "base_method": base,
+                            "q": q,
+                            "trust_region": tr,
+                            "raasp": ra,
+                            "seed": s,
+                            "n": n,
+                            "iteration": (n - 1) // q,
+                            "otsd": otsd_norm * psi,
+                            "otsd_norm": otsd_norm,
+                            "psi": psi,
+                            "otsd_lb": 0.5 * otsd_norm * psi,
+                            "oe_kl": oe,
+                            "oe_ref": oe - 0.1,
+                            "best_so_far": best,
+                            "regret": -best,
+                        }
+                    )
+                )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -66,8 +90,9 @@ def zero_oe_estimator(X: np.ndarray) -> np.ndarray:
     return np.zeros(X.shape[0])
 
 
-def synthetic_trace(d: int, T: int, kind: str = "random", seed: int = 0,
-                    problem: str = "p", method: str = "m") -> pd.DataFrame:
+def synthetic_trace(
+    d: int, T: int, kind: str = "random", seed: int = 0, problem: str = "p", method: str = "m"
+) -> pd.DataFrame:
     """A trace with ``x_0..x_{d-1}``: uniform points or a cluster drifting across the cube."""
     rng = np.random.default_rng(seed)
     if kind == "random":

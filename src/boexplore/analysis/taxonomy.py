@@ -55,8 +55,9 @@ def _t_pvalues(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return p, med, n
 
 
-def pairwise_tests(final: pd.DataFrame, metric: str, methods: Sequence[str] | None = None,
-                   test: str = "t") -> pd.DataFrame:
+def pairwise_tests(
+    final: pd.DataFrame, metric: str, methods: Sequence[str] | None = None, test: str = "t"
+) -> pd.DataFrame:
     """One row per (problem, A, B), A ≠ B: seeds paired, median diff, one-sided p."""
     check_columns(final, ("problem", "method", "seed", metric), "final table")
     if test not in PAIRED_TESTS:
@@ -80,17 +81,27 @@ def pairwise_tests(final: pd.DataFrame, metric: str, methods: Sequence[str] | No
             nv = np.isfinite(d).sum(axis=0)
             with np.errstate(all="ignore"):
                 mv = np.nanmedian(d, axis=0) if d.shape[0] else np.full(ia.size, np.nan)
-        parts.append(pd.DataFrame({"problem": problem, "a": np.asarray(labels)[ia],
-                                   "b": np.asarray(labels)[ib], "n_pairs": nv.astype(int),
-                                   "median_diff": mv, "p_greater": pv}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "problem": problem,
+                    "a": np.asarray(labels)[ia],
+                    "b": np.asarray(labels)[ib],
+                    "n_pairs": nv.astype(int),
+                    "median_diff": mv,
+                    "p_greater": pv,
+                }
+            )
+        )
     cols = ["problem", "a", "b", "n_pairs", "median_diff", "p_greater"]
     if not parts:
         return pd.DataFrame(columns=cols)
     return pd.concat(parts, ignore_index=True)[cols]
 
 
-def dominance(tests: pd.DataFrame, alpha: float = 0.05, correction: str = "holm",
-              majority: float = 2 / 3) -> pd.DataFrame:
+def dominance(
+    tests: pd.DataFrame, alpha: float = 0.05, correction: str = "holm", majority: float = 2 / 3
+) -> pd.DataFrame:
     """Per ordered pair: problems compared, problems supporting A ⪰ B, the relation."""
     if not 0.5 < majority <= 1.0:
         raise ValueError(f"majority must be in (0.5, 1], got {majority}")
@@ -188,19 +199,32 @@ def partial_order(dom: pd.DataFrame, nodes: Sequence[str]) -> PartialOrder:
     return PartialOrder(nodes=nodes, closure=clo, classes=classes)
 
 
-def taxonomy(final: pd.DataFrame, metric: str, alpha: float = 0.05, correction: str = "holm",
-             majority: float = 2 / 3, methods: Sequence[str] | None = None,
-             test: str = "t") -> tuple[pd.DataFrame, PartialOrder]:
+def taxonomy(
+    final: pd.DataFrame,
+    metric: str,
+    alpha: float = 0.05,
+    correction: str = "holm",
+    majority: float = 2 / 3,
+    methods: Sequence[str] | None = None,
+    test: str = "t",
+) -> tuple[pd.DataFrame, PartialOrder]:
     """Dominance table and partial order for one subset of problems."""
     tests = pairwise_tests(final, metric, methods, test=test)
     dom = dominance(tests, alpha=alpha, correction=correction, majority=majority)
-    present = sorted(final["method"].unique()) if methods is None else [
-        m for m in sorted(final["method"].unique()) if m in methods]
+    present = (
+        sorted(final["method"].unique())
+        if methods is None
+        else [m for m in sorted(final["method"].unique()) if m in methods]
+    )
     return dom, partial_order(dom, present)
 
 
-def dimension_subsets(final: pd.DataFrame, low_max: int = 10,
-                      high_min: int = 50) -> dict[str, pd.DataFrame]:
+def dimension_subsets(
+    final: pd.DataFrame, low_max: int = 10, high_min: int = 50
+) -> dict[str, pd.DataFrame]:
     """``all``, ``low_d`` (d ≤ low_max) and ``high_d`` (d ≥ high_min) slices."""
-    return {"all": final, "low_d": final[final["dim"] <= low_max],
-            "high_d": final[final["dim"] >= high_min]}
+    return {
+        "all": final,
+        "low_d": final[final["dim"] <= low_max],
+        "high_d": final[final["dim"] >= high_min],
+    }

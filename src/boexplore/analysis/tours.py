@@ -115,12 +115,13 @@ def two_opt(D: np.ndarray, order: Sequence[int], max_iter: int = 100_000) -> lis
         if delta[k] >= -EPS:
             break
         i, j = i_idx[k], j_idx[k]
-        t[i + 1:j + 1] = t[i + 1:j + 1][::-1]
+        t[i + 1 : j + 1] = t[i + 1 : j + 1][::-1]
     return t.tolist()
 
 
-def or_opt(D: np.ndarray, order: Sequence[int], max_seg: int = 3,
-           max_iter: int = 100_000) -> list[int]:
+def or_opt(
+    D: np.ndarray, order: Sequence[int], max_seg: int = 3, max_iter: int = 100_000
+) -> list[int]:
     """Move segments of 1..max_seg consecutive nodes (either orientation) elsewhere."""
     t = list(order)
     n = len(t)
@@ -146,7 +147,7 @@ def or_opt(D: np.ndarray, order: Sequence[int], max_seg: int = 3,
                     if rev[k] < fwd[k]:
                         seg = seg[::-1]
                     rest_l = rest.tolist()
-                    t = rest_l[:k + 1] + seg + rest_l[k + 1:]
+                    t = rest_l[: k + 1] + seg + rest_l[k + 1 :]
                     arr = np.asarray(t)
                     improved = True
         if not improved:
@@ -196,8 +197,15 @@ def tour_quality(X: np.ndarray, exact_max: int = 11) -> dict[str, float | int | 
         method = "2opt+oropt"
     best = min(best, heur)
     lb = tour_lower_bound(D)
-    return {"n": n, "heuristic": heur, "best": best, "lower_bound": lb, "tour_method": method,
-            "ratio_best": _ratio(heur, best), "ratio_lb": _ratio(heur, lb)}
+    return {
+        "n": n,
+        "heuristic": heur,
+        "best": best,
+        "lower_bound": lb,
+        "tour_method": method,
+        "ratio_best": _ratio(heur, best),
+        "ratio_lb": _ratio(heur, lb),
+    }
 
 
 def x_columns(df: pd.DataFrame) -> list[str]:
@@ -206,9 +214,13 @@ def x_columns(df: pd.DataFrame) -> list[str]:
     return sorted(cols, key=lambda c: int(c[2:]))
 
 
-def trace_tour_quality(paths: Sequence[str | Path], prefix_sizes: Sequence[int],
-                       max_traces: int = 20, exact_max: int = 11,
-                       seed: int = 0) -> pd.DataFrame:
+def trace_tour_quality(
+    paths: Sequence[str | Path],
+    prefix_sizes: Sequence[int],
+    max_traces: int = 20,
+    exact_max: int = 11,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Tour-quality rows for a seeded subsample of trace files and prefix sizes."""
     paths = sorted(str(p) for p in paths)
     rng = np.random.default_rng(seed)
@@ -225,11 +237,30 @@ def trace_tour_quality(paths: Sequence[str | Path], prefix_sizes: Sequence[int],
         sizes = sorted({min(int(s), X.shape[0]) for s in prefix_sizes if int(s) >= 2})
         for n in sizes:
             res = tour_quality(X[:n], exact_max=exact_max)
-            rows.append({"trace": path, "problem": tr["problem"].iloc[0],
-                         "dim": int(X.shape[1]), "method": tr["method"].iloc[0],
-                         "seed": int(tr["seed"].iloc[0]), **res})
-    cols = ["trace", "problem", "dim", "method", "seed", "n", "heuristic", "best",
-            "lower_bound", "tour_method", "ratio_best", "ratio_lb"]
+            rows.append(
+                {
+                    "trace": path,
+                    "problem": tr["problem"].iloc[0],
+                    "dim": int(X.shape[1]),
+                    "method": tr["method"].iloc[0],
+                    "seed": int(tr["seed"].iloc[0]),
+                    **res,
+                }
+            )
+    cols = [
+        "trace",
+        "problem",
+        "dim",
+        "method",
+        "seed",
+        "n",
+        "heuristic",
+        "best",
+        "lower_bound",
+        "tour_method",
+        "ratio_best",
+        "ratio_lb",
+    ]
     if not rows:
         return pd.DataFrame(columns=cols)
     return pd.DataFrame(rows)[cols]

@@ -42,16 +42,27 @@ def match_variants(methods: pd.DataFrame) -> pd.DataFrame:
             if _is_default(factor, level):
                 continue
             for b in m.itertuples(index=False):
-                if (b.method != v.method and b.base_method == v.base_method
-                        and b.core == v.core and _is_default(factor, getattr(b, factor))
-                        and all(getattr(b, o) == getattr(v, o) for o in others)):
-                    rows.append({"factor": factor, "variant": v.method, "base": b.method,
-                                 "level": int(level) if factor == "q" else 1})
+                if (
+                    b.method != v.method
+                    and b.base_method == v.base_method
+                    and b.core == v.core
+                    and _is_default(factor, getattr(b, factor))
+                    and all(getattr(b, o) == getattr(v, o) for o in others)
+                ):
+                    rows.append(
+                        {
+                            "factor": factor,
+                            "variant": v.method,
+                            "base": b.method,
+                            "level": int(level) if factor == "q" else 1,
+                        }
+                    )
     return pd.DataFrame(rows, columns=["factor", "variant", "base", "level"])
 
 
-def paired_differences(final: pd.DataFrame, pairs: pd.DataFrame,
-                       metrics: tuple[str, ...] = ("otsd_norm", "oe_rel")) -> pd.DataFrame:
+def paired_differences(
+    final: pd.DataFrame, pairs: pd.DataFrame, metrics: tuple[str, ...] = ("otsd_norm", "oe_rel")
+) -> pd.DataFrame:
     """Variant − base differences per (factor, variant, problem, seed, metric)."""
     check_columns(final, ("problem", "dim", "method", "seed", *metrics), "final table")
     rows = []
@@ -62,12 +73,23 @@ def paired_differences(final: pd.DataFrame, pairs: pd.DataFrame,
         for metric in metrics:
             for r in j.itertuples(index=False):
                 d = getattr(r, f"{metric}_v") - getattr(r, f"{metric}_b")
-                rows.append({"factor": pair.factor, "variant": pair.variant,
-                             "base": pair.base, "level": pair.level, "problem": r.problem,
-                             "dim": int(r.dim_v), "seed": r.seed, "metric": metric,
-                             "diff": float(d)})
-    return pd.DataFrame(rows, columns=["factor", "variant", "base", "level", "problem", "dim",
-                                       "seed", "metric", "diff"])
+                rows.append(
+                    {
+                        "factor": pair.factor,
+                        "variant": pair.variant,
+                        "base": pair.base,
+                        "level": pair.level,
+                        "problem": r.problem,
+                        "dim": int(r.dim_v),
+                        "seed": r.seed,
+                        "metric": metric,
+                        "diff": float(d),
+                    }
+                )
+    return pd.DataFrame(
+        rows,
+        columns=["factor", "variant", "base", "level", "problem", "dim", "seed", "metric", "diff"],
+    )
 
 
 def effect_summary(diffs: pd.DataFrame) -> pd.DataFrame:
@@ -77,9 +99,28 @@ def effect_summary(diffs: pd.DataFrame) -> pd.DataFrame:
         d = g["diff"].to_numpy(float)
         d = d[np.isfinite(d) & (d != 0)]
         frac, lo, hi = binomial_ci(int((d > 0).sum()), d.size)
-        rows.append({"factor": factor, "metric": metric, "n": int(d.size),
-                     "n_problems": int(g["problem"].nunique()),
-                     "median_diff": float(np.median(d)) if d.size else np.nan,
-                     "frac_positive": frac, "ci_low": lo, "ci_high": hi})
-    return pd.DataFrame(rows, columns=["factor", "metric", "n", "n_problems", "median_diff",
-                                       "frac_positive", "ci_low", "ci_high"])
+        rows.append(
+            {
+                "factor": factor,
+                "metric": metric,
+                "n": int(d.size),
+                "n_problems": int(g["problem"].nunique()),
+                "median_diff": float(np.median(d)) if d.size else np.nan,
+                "frac_positive": frac,
+                "ci_low": lo,
+                "ci_high": hi,
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "factor",
+            "metric",
+            "n",
+            "n_problems",
+            "median_diff",
+            "frac_positive",
+            "ci_low",
+            "ci_high",
+        ],
+    )

@@ -17,8 +17,9 @@ NOT_REPRODUCED = "not reproduced"
 INCONCLUSIVE = "inconclusive"
 
 
-def interval_verdict(value: float, ci_low: float, ci_high: float, threshold: float,
-                     n: int, min_n: int = 1) -> str:
+def interval_verdict(
+    value: float, ci_low: float, ci_high: float, threshold: float, n: int, min_n: int = 1
+) -> str:
     """Verdict from a statistic, its interval and the fixed threshold."""
     vals = (value, ci_low, ci_high)
     if n < min_n or any(v is None or not math.isfinite(v) for v in vals):
