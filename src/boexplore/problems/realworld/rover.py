@@ -55,9 +55,11 @@ def generate_obstacles(
     """(n, 2, 2) array of [lower corner, upper corner] of disjoint, separated squares."""
     if n_obstacles < 0 or not 0 < size < 0.5 or gap < 0:
         raise ValueError(f"rover: bad obstacle settings n={n_obstacles}, size={size}, gap={gap}")
+    if n_obstacles * (size + gap) ** 2 > 0.5:  # cannot pack that many separated squares
+        raise ValueError(f"rover: cannot place {n_obstacles} obstacles of size {size}")
     rng = np.random.default_rng([seed, 60])
     lows: list[np.ndarray] = []
-    for _ in range(100_000):
+    for _ in range(20_000):
         if len(lows) == n_obstacles:
             break
         low = rng.uniform(gap, 1.0 - gap - size, size=2)
