@@ -15,16 +15,19 @@ from boexplore.analysis.verdict import (
 )
 
 BASE = {"n_boot": 100}
-VARIANTS = {"logei_q4": ("logei", 4, False, False, 0.1),
-            "logei_tr": ("logei", 1, True, False, -0.2),
-            "logei_raasp": ("logei", 1, False, True, -0.1)}
+VARIANTS = {
+    "logei_q4": ("logei", 4, False, False, 0.1),
+    "logei_tr": ("logei", 1, True, False, -0.2),
+    "logei_raasp": ("logei", 1, False, True, -0.1),
+}
 
 
 def _run(levels=None, seeds=5, variants=None, section=None, problems=None):
     kw = {"problems": problems} if problems else {}
     m = synthetic_metrics(levels=levels or DEFAULT_LEVELS, seeds=seeds, variants=variants, **kw)
-    return run_analysis(m, {**BASE, **(section or {})},
-                        baseline=UniformOEBaseline(1, estimator=zero_oe_estimator))
+    return run_analysis(
+        m, {**BASE, **(section or {})}, baseline=UniformOEBaseline(1, estimator=zero_oe_estimator)
+    )
 
 
 def test_interval_verdict_rule():
@@ -99,10 +102,15 @@ def test_markdown_and_config_validation():
 
 def test_undefined_oe_in_high_d_is_tolerated():
     # T < d: the real OE estimator is undefined (NaN) on every prefix of the 50-d problem
-    m = synthetic_metrics(problems=(("lo", 2), ("hi", 50)),
-                          levels={"random": 1.0, "logei": 0.5, "greedy": 0.1}, seeds=2, T=8)
+    m = synthetic_metrics(
+        problems=(("lo", 2), ("hi", 50)),
+        levels={"random": 1.0, "logei": 0.5, "greedy": 0.1},
+        seeds=2,
+        T=8,
+    )
     m.loc[m["dim"] == 50, "oe_kl"] = np.nan
-    r = run_analysis(m, {**BASE, "min_seeds": 2},
-                     baseline=UniformOEBaseline(1, estimator=zero_oe_estimator))
+    r = run_analysis(
+        m, {**BASE, "min_seeds": 2}, baseline=UniformOEBaseline(1, estimator=zero_oe_estimator)
+    )
     assert r.cells.loc[r.cells["dim"] == 50, "oe_rel"].isna().all()
     assert len(build_claims(r)) == 8

@@ -38,8 +38,10 @@ def test_exactly_identical_levels_tau_is_one():
 
 
 def test_reversed_order_gives_tau_minus_one_and_disagreements():
-    rev = {k: 1.1 - v for k, v in {"random": 1.0, "ucb_high": 0.8, "logei": 0.5,
-                                   "pi": 0.3, "greedy": 0.1}.items()}
+    rev = {
+        k: 1.1 - v
+        for k, v in {"random": 1.0, "ucb_high": 0.8, "logei": 0.5, "pi": 0.3, "greedy": 0.1}.items()
+    }
     final, cells = _cells(rev)
     levels = paper_levels(DEFAULT_GROUPS, DEFAULT_PAPER_ORDER, sorted(rev))
     tau = kendall_with_paper(cells, "otsd_norm", levels, n_boot=50)[0]

@@ -15,8 +15,7 @@ from boexplore.analysis.taxonomy import (
 
 
 def _final(levels, problems=(("a", 2), ("b", 5), ("c", 60)), seeds=6, noise=0.01):
-    return final_rows(synthetic_metrics(problems=problems, levels=levels, seeds=seeds,
-                                        noise=noise))
+    return final_rows(synthetic_metrics(problems=problems, levels=levels, seeds=seeds, noise=noise))
 
 
 def test_strictly_more_explorative_method_ranks_above():
@@ -32,7 +31,7 @@ def test_designed_chain_is_recovered_with_hasse_edges():
     _, order = taxonomy(_final(levels), "otsd_norm")
     names = ["m0", "m1", "m2", "m3"]
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             assert order.geq(a, b)
     edges = {(order.classes[u][0], order.classes[v][0]) for u, v in order.hasse_edges()}
     assert edges == {("m0", "m1"), ("m1", "m2"), ("m2", "m3")}
@@ -55,8 +54,10 @@ def test_majority_rule_needs_clear_majority():
     for problem, (va, vb) in {"p1": (1.0, 0.0), "p2": (0.0, 1.0), "p3": (0.5, 0.5)}.items():
         for s in range(6):
             jitter = 0.01 * s
-            rows += [{"problem": problem, "method": "a", "seed": s, "v": va + jitter},
-                     {"problem": problem, "method": "b", "seed": s, "v": vb + jitter}]
+            rows += [
+                {"problem": problem, "method": "a", "seed": s, "v": va + jitter},
+                {"problem": problem, "method": "b", "seed": s, "v": vb + jitter},
+            ]
     tests = pairwise_tests(pd.DataFrame(rows), "v")
     dom = dominance(tests)
     assert not dom["dominates"].any()
@@ -65,9 +66,16 @@ def test_majority_rule_needs_clear_majority():
 
 
 def test_cycle_is_merged_into_one_class():
-    dom = pd.DataFrame({"a": ["x", "y", "z"], "b": ["y", "z", "x"],
-                        "n_problems": 1, "n_support": 1, "support_frac": 1.0,
-                        "dominates": True})
+    dom = pd.DataFrame(
+        {
+            "a": ["x", "y", "z"],
+            "b": ["y", "z", "x"],
+            "n_problems": 1,
+            "n_support": 1,
+            "support_frac": 1.0,
+            "dominates": True,
+        }
+    )
     order = partial_order(dom, ["x", "y", "z", "w"])
     assert sorted(map(sorted, order.classes)) == [["w"], ["x", "y", "z"]]
     assert order.hasse_edges() == []

@@ -22,8 +22,9 @@ from boexplore.analysis.variants import (
 
 
 def _meta(rows):
-    return pd.DataFrame(rows, columns=["method", "method_spec", "base_method", "q",
-                                       "trust_region", "raasp"])
+    return pd.DataFrame(
+        rows, columns=["method", "method_spec", "base_method", "q", "trust_region", "raasp"]
+    )
 
 
 def test_spec_core():
@@ -31,23 +32,31 @@ def test_spec_core():
 
 
 def test_match_variants_requires_same_params_and_other_factors():
-    meta = _meta([
-        ["ucb", "ucb(beta=4)", "ucb", 1, False, False],
-        ["ucb_q4", "ucb(beta=4)+q4", "ucb", 4, False, False],
-        ["ucb16_q4", "ucb(beta=16)+q4", "ucb", 4, False, False],
-        ["ucb_tr", "ucb(beta=4)+tr", "ucb", 1, True, False],
-        ["ucb_q4_tr", "ucb(beta=4)+q4+tr", "ucb", 4, True, False],
-        ["ei_raasp", "logei+raasp", "logei", 1, False, True],
-    ])
+    meta = _meta(
+        [
+            ["ucb", "ucb(beta=4)", "ucb", 1, False, False],
+            ["ucb_q4", "ucb(beta=4)+q4", "ucb", 4, False, False],
+            ["ucb16_q4", "ucb(beta=16)+q4", "ucb", 4, False, False],
+            ["ucb_tr", "ucb(beta=4)+tr", "ucb", 1, True, False],
+            ["ucb_q4_tr", "ucb(beta=4)+q4+tr", "ucb", 4, True, False],
+            ["ei_raasp", "logei+raasp", "logei", 1, False, True],
+        ]
+    )
     got = {tuple(r) for r in match_variants(meta)[["factor", "variant", "base"]].to_numpy()}
-    assert got == {("q", "ucb_q4", "ucb"), ("q", "ucb_q4_tr", "ucb_tr"),
-                   ("trust_region", "ucb_tr", "ucb"),
-                   ("trust_region", "ucb_q4_tr", "ucb_q4")}
+    assert got == {
+        ("q", "ucb_q4", "ucb"),
+        ("q", "ucb_q4_tr", "ucb_tr"),
+        ("trust_region", "ucb_tr", "ucb"),
+        ("trust_region", "ucb_q4_tr", "ucb_q4"),
+    }
 
 
 def test_variant_effects_sign():
-    m = synthetic_metrics(levels={"ei": 0.5}, seeds=4, variants={
-        "ei_q4": ("ei", 4, False, False, 0.2), "ei_tr": ("ei", 1, True, False, -0.3)})
+    m = synthetic_metrics(
+        levels={"ei": 0.5},
+        seeds=4,
+        variants={"ei_q4": ("ei", 4, False, False, 0.2), "ei_tr": ("ei", 1, True, False, -0.3)},
+    )
     final = final_rows(m)
     final["oe_rel"] = final["oe_kl"]
     pairs = match_variants(final)
@@ -72,8 +81,13 @@ def test_summaries_and_ranks():
 
 
 def test_performance_score_uses_regret_only_when_complete():
-    f = pd.DataFrame({"problem": ["a", "a", "b", "b"], "best_so_far": [1.0, 2.0, 3.0, 4.0],
-                      "regret": [0.5, 0.1, np.nan, 1.0]})
+    f = pd.DataFrame(
+        {
+            "problem": ["a", "a", "b", "b"],
+            "best_so_far": [1.0, 2.0, 3.0, 4.0],
+            "regret": [0.5, 0.1, np.nan, 1.0],
+        }
+    )
     np.testing.assert_allclose(performance_score(f), [-0.5, -0.1, 3.0, 4.0])
 
 
@@ -93,9 +107,15 @@ def test_inverted_u_detected_and_monotone_not():
 def test_correlation_known_answers():
     rng = np.random.default_rng(0)
     x = rng.random(30)
-    cells = pd.DataFrame({"problem": np.repeat(["p", "q"], 15), "dim": 2,
-                          "method": [f"m{i}" for i in range(30)], "otsd_norm": x,
-                          "oe_rel": 3 * x + 1})
+    cells = pd.DataFrame(
+        {
+            "problem": np.repeat(["p", "q"], 15),
+            "dim": 2,
+            "method": [f"m{i}" for i in range(30)],
+            "otsd_norm": x,
+            "oe_rel": 3 * x + 1,
+        }
+    )
     c = otsd_oe_correlation(cells, n_boot=100)
     assert c["rho"] == pytest.approx(1.0) and c["n_cells"] == 30
     assert (per_problem_correlation(cells)["rho"] > 0.99).all()

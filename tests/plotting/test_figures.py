@@ -25,8 +25,13 @@ from boexplore.plotting.style import hash_color, method_order
 @pytest.fixture(scope="module")
 def result(tmp_path_factory):
     levels = {"random": 1.0, "ucb_high": 0.8, "logei": 0.5, "greedy": 0.1, "ts": 0.9}
-    m = synthetic_metrics(problems=(("a", 2), ("b", 60)), levels=levels, seeds=3, T=8,
-                          variants={"logei_q2": ("logei", 2, False, False, 0.1)})
+    m = synthetic_metrics(
+        problems=(("a", 2), ("b", 60)),
+        levels=levels,
+        seeds=3,
+        T=8,
+        variants={"logei_q2": ("logei", 2, False, False, 0.1)},
+    )
     r = run_analysis(m, {"n_boot": 50}, baseline=UniformOEBaseline(1, estimator=zero_oe_estimator))
     tables = write_tables(r, tmp_path_factory.mktemp("tables"))
     return r, [tables["cells"]]
@@ -50,8 +55,9 @@ def test_all_figures_write_png_pdf_sidecar(result, tmp_path):
         "scatter": lambda p: plot_otsd_vs_oe(r.cells, r.correlation, p, inputs, cfg),
         "dim": lambda p: plot_exploration_vs_dimension(r.cells, p, inputs, cfg),
         "variants": lambda p: plot_variant_effects(r.variant_diffs, p, inputs, cfg),
-        "perf": lambda p: plot_performance_vs_exploration(r.cells, p, inputs, cfg,
-                                                          shape=r.performance_shape),
+        "perf": lambda p: plot_performance_vs_exploration(
+            r.cells, p, inputs, cfg, shape=r.performance_shape
+        ),
         "hasse": lambda p: plot_taxonomy_hasse(r.taxonomy_pairs, p, inputs, cfg),
     }
     for name, fn in calls.items():
@@ -65,13 +71,19 @@ def test_tour_figure_and_empty_inputs(tmp_path):
         synthetic_trace(3, 14, kind="cluster", seed=i).to_parquet(p)
         paths.append(p)
     tours = trace_tour_quality(paths, [6, 14])
-    _check(plot_tour_quality(tours, tmp_path / "tours.png", paths[:1], {"k": 1}), tmp_path,
-           "tours", paths[:1])
+    _check(
+        plot_tour_quality(tours, tmp_path / "tours.png", paths[:1], {"k": 1}),
+        tmp_path,
+        "tours",
+        paths[:1],
+    )
     out = plot_tour_quality(tours.iloc[:0], tmp_path / "empty.png", paths[:1], {"k": 1})
     assert out[0].exists()
     import pandas as pd
-    empty = pd.DataFrame(columns=["factor", "variant", "base", "level", "problem", "dim",
-                                  "seed", "metric", "diff"])
+
+    empty = pd.DataFrame(
+        columns=["factor", "variant", "base", "level", "problem", "dim", "seed", "metric", "diff"]
+    )
     assert plot_variant_effects(empty, tmp_path / "nov.png", paths[:1])[1].exists()
 
 

@@ -9,9 +9,13 @@ from boexplore.analysis.config import analysis_config  # noqa: E402
 from boexplore.analysis.tours import trace_tour_quality  # noqa: E402
 
 cfg = analysis_config({"tours": dict(snakemake.params.tours)})["tours"]
-table = trace_tour_quality(list(snakemake.input.runs), prefix_sizes=cfg["prefix_sizes"],
-                           max_traces=cfg["max_traces"], exact_max=cfg["exact_max"],
-                           seed=cfg["seed"])
+table = trace_tour_quality(
+    list(snakemake.input.runs),
+    prefix_sizes=cfg["prefix_sizes"],
+    max_traces=cfg["max_traces"],
+    exact_max=cfg["exact_max"],
+    seed=cfg["seed"],
+)
 out = snakemake.output[0]
 tmp = out + ".tmp"
 table.to_csv(tmp, index=False)

@@ -6,5 +6,9 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
 
 from boexplore.plotting.paper1 import draw_figure  # noqa: E402
 
-draw_figure(snakemake.params.figure, dict(snakemake.input), snakemake.output.png,
-            dict(snakemake.params.analysis))
+draw_figure(
+    snakemake.params.figure,
+    dict(snakemake.input),
+    snakemake.output.png,
+    dict(snakemake.params.analysis),
+)
