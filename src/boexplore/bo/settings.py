@@ -25,6 +25,8 @@ class BOSettings:
     pes_max_dim: PES is optimised by finite differences (BoTorch's advice: its EP
         approximation is not reliably differentiable), so its cost grows ~linearly
         in d on top of the EP loop; above this dimension ``run_bo`` raises ValueError.
+    clock: "wall" (default) or "cpu": what fit_seconds / acq_seconds measure; CPU time
+        (``time.process_time``) is robust to other jobs sharing the machine.
     num_threads: torch threads (None leaves torch's setting alone).
     """
 
@@ -42,6 +44,7 @@ class BOSettings:
     tr_success_tolerance: int = 3
     tr_failure_tolerance: int = 0
     pes_max_dim: int = 20
+    clock: str = "wall"
     num_threads: int | None = None
 
     @classmethod
@@ -55,6 +58,8 @@ class BOSettings:
         for key in ("num_restarts", "raw_samples", "mc_samples", "acq_maxiter"):
             if getattr(out, key) < 1:
                 raise ValueError(f"BO setting {key} must be >= 1, got {getattr(out, key)}")
+        if out.clock not in ("wall", "cpu"):
+            raise ValueError(f"BO setting clock must be 'wall' or 'cpu', got {out.clock!r}")
         if out.acq_timeout is not None and out.acq_timeout <= 0:
             raise ValueError(f"BO setting acq_timeout must be > 0, got {out.acq_timeout}")
         return out
