@@ -105,3 +105,34 @@ def test_save_figure_rejects_non_png(tmp_path):
 
 def test_claims_from_figure_fixture(result):
     assert len(build_claims(result[0])) == 8
+
+
+def test_draw_figure_from_tables_on_disk(tmp_path):
+    from boexplore.plotting.paper1 import draw_figure
+
+    m = synthetic_metrics(
+        problems=(("a", 2), ("b", 60)),
+        levels={"random": 1.0, "pi": 0.4, "greedy": 0.1},
+        seeds=2,
+        T=6,
+    )
+    r = run_analysis(m, {"n_boot": 20}, baseline=UniformOEBaseline(1, estimator=zero_oe_estimator))
+    t = write_tables(r, tmp_path / "tables")
+    trace = tmp_path / "t.parquet"
+    synthetic_trace(2, 6).to_parquet(trace)
+    tours_csv = tmp_path / "tours.csv"
+    trace_tour_quality([trace], [4, 6]).to_csv(tours_csv, index=False)
+    inputs = {
+        "exploration_trajectories": {"trajectories": t["trajectories"]},
+        "otsd_vs_oe": {"cells": t["cells"], "correlation": t["correlation"]},
+        "exploration_vs_dimension": {"cells": t["cells"]},
+        "variant_effects": {"diffs": t["variant_diffs"]},
+        "performance_vs_exploration": {"cells": t["cells"], "shape": t["performance_shape"]},
+        "taxonomy_hasse": {"pairs": t["taxonomy_pairs"]},
+        "tour_quality": {"tours": tours_csv},
+    }
+    for name, inp in inputs.items():
+        png, pdf, side = draw_figure(name, inp, tmp_path / "fig" / f"{name}.png", {"n_boot": 20})
+        assert png.exists() and pdf.exists() and side.exists()
+    with pytest.raises(ValueError, match="unknown paper-1 figure"):
+        draw_figure("nope", {}, tmp_path / "x.png")
