@@ -12,8 +12,8 @@ its batch. Noise and initial design streams do not depend on the method
 from __future__ import annotations
 
 import time
-from functools import partial
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd

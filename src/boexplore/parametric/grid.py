@@ -1,0 +1,130 @@
+"""Torch-free helpers the Snakemake rules use to enumerate paper-2 jobs (seed chunks, grid cells)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+SCHEMA_PATH = Path(__file__).resolve().parents[3] / "config" / "schema" / "parametric.schema.yaml"
+
+
+def seed_chunks(n_seeds: int, chunk: int) -> list[list[int]]:
+    """Seeds 0..n-1 split into consecutive chunks of at most ``chunk``."""
+    if n_seeds < 1 or chunk < 1:
+        raise ValueError(f"parametric: need seeds >= 1 and seed_chunk >= 1, got {n_seeds}, {chunk}")
+    return [list(range(i, min(i + chunk, n_seeds))) for i in range(0, n_seeds, chunk)]
+
+
+def chunk_seeds(cfg: Mapping[str, Any], n_seeds: int, chunk_id: int) -> list[int]:
+    chunks = seed_chunks(n_seeds, int(cfg.get("seed_chunk", 10)))
+    if not 0 <= chunk_id < len(chunks):
+        raise ValueError(f"parametric: seed chunk {chunk_id} out of range 0..{len(chunks) - 1}")
+    return chunks[chunk_id]
+
+
+# --- cell labels (path-safe wildcards) ---------------------------------------------------------
+def _num(x: float) -> str:
+    return f"{x:g}".replace("-", "m")
+
+
+def e2_cells(cfg: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """E2 grid: one dict per (regulariser, width, init scale, lambda) with a ``label``."""
+    e2 = cfg["e2"]
+    cells = []
+    for reg in e2.get("regularisers", ["func"]):
+        for w in e2["widths"]:
+            for s in e2["init_scales"]:
+                for lam in e2["lams"]:
+                    cells.append(
+                        {
+                            "reg": reg,
+                            "width": int(w),
+                            "init_scale": float(s),
+                            "lam": float(lam),
+                            "label": f"{reg}_w{w}_s{_num(s)}_l{_num(lam)}",
+                        }
+                    )
+    return cells
+
+
+def e3_cells(cfg: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """E3 dynamic grid: one dict per (lambda, init scale) with a ``label``."""
+    dyn = cfg["e3"]["dynamic"]
+    return [
+        {"lam": float(lam), "init_scale": float(s), "label": f"l{_num(lam)}_s{_num(s)}"}
+        for lam in dyn["lams"]
+        for s in dyn["init_scales"]
+    ]
+
+
+def _cell(cells: list[dict[str, Any]], label: str) -> dict[str, Any]:
+    for c in cells:
+        if c["label"] == label:
+            return c
+    raise ValueError(f"parametric: unknown cell {label!r}")
+
+
+def _fill_defaults(node: Mapping[str, Any], instance: Any, root: Mapping[str, Any]) -> None:
+    """Insert ``default`` values of ``properties`` (recursively, resolving local ``$ref``)."""
+    if "$ref" in node and str(node["$ref"]).startswith("#/"):
+        target: Any = root
+        for part in str(node["$ref"])[2:].split("/"):
+            target = target[part]
+        node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+    if not isinstance(instance, dict):
+        return
+    for name, sub in node.get("properties", {}).items():
+        if name not in instance and "default" in sub:
+            instance[name] = copy.deepcopy(sub["default"])
+        if name in instance:
+            _fill_defaults(sub, instance[name], root)
+    extra = node.get("additionalProperties")
+    if isinstance(extra, dict):
+        for name, value in instance.items():
+            if name not in node.get("properties", {}):
+                _fill_defaults(extra, value, root)
+
+
+def resolve_config(
+    section: Mapping[str, Any] | None, schema_path: str | Path | None = None
+) -> dict[str, Any]:
+    """The ``parametric`` section validated against its schema, with every default filled in.
+
+    The schema is ``config/schema/parametric.schema.yaml`` of the source tree; errors
+    raise ``ValueError`` naming the offending key (``parametric.e1.seeds: ...``).
+    """
+    import jsonschema
+    import yaml
+
+    path = Path(schema_path) if schema_path else SCHEMA_PATH
+    schema = yaml.safe_load(path.read_text())
+    cfg = copy.deepcopy(dict(section or {}))
+    _fill_defaults(schema, cfg, schema)
+    errors = sorted(
+        jsonschema.Draft202012Validator(schema).iter_errors(cfg),
+        key=lambda e: list(map(str, e.path)),
+    )
+    if errors:
+        msgs = [
+            f"parametric.{'.'.join(map(str, e.path)) or '<section>'}: {e.message}" for e in errors
+        ]
+        raise ValueError("invalid parametric config:\n" + "\n".join(msgs))
+    return cfg
+
+
+def atomic_write(df, path: str | Path) -> None:
+    """Write a DataFrame to ``.parquet`` / ``.csv`` atomically (temp file + rename)."""
+    import os
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    if path.suffix == ".parquet":
+        df.to_parquet(tmp, index=False)
+    elif path.suffix == ".csv":
+        df.to_csv(tmp, index=False)
+    else:
+        raise ValueError(f"atomic_write: unsupported file type {path.suffix!r}")
+    os.replace(tmp, path)

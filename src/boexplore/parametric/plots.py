@@ -1,0 +1,154 @@
+"""Paper-2 figures (one function per figure; fixed colour per method)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+METHOD_COLOURS = {
+    "rr_ts": "#1f77b4",
+    "rr_ts_anchor": "#17becf",
+    "rr_ts_tp": "#9467bd",
+    "nn_warm": "#8c564b",
+    "nn_greedy": "#e377c2",
+    "rr_lfbo_ei": "#2ca02c",
+    "rr_lfbo_pi": "#98df8a",
+    "lfbo_ei": "#ff7f0e",
+    "lfbo_pi": "#ffbb78",
+    "gp_ts": "#d62728",
+    "gp_ucb": "#ff9896",
+    "random": "#7f7f7f",
+    "gp_logei": "#bcbd22",
+}
+
+
+def colour(method: str) -> str:
+    return METHOD_COLOURS.get(method, "#000000")
+
+
+def _save(fig: plt.Figure, paths: list[str | Path]) -> None:
+    for p in paths:
+        Path(p).parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(p, dpi=130, bbox_inches="tight")
+    plt.close(fig)
+
+
+def regret_curves(curves: pd.DataFrame, paths: list[str | Path]) -> None:
+    """Mean +- 2 s.e. of R_t per method on log-log axes, one panel per problem, inset R_t/t."""
+    keys = sorted(curves["problem_key"].unique())
+    fig, axes = plt.subplots(1, len(keys), figsize=(5.2 * len(keys), 4.2), squeeze=False)
+    for ax, pk in zip(axes[0], keys, strict=True):
+        sub = curves[curves["problem_key"] == pk]
+        inset = ax.inset_axes([0.62, 0.08, 0.35, 0.32])
+        for m, g in sub.groupby("method"):
+            g = g.sort_values("t")
+            lo = np.maximum(g["R_mean"] - 2 * g["R_se"].fillna(0), 1e-3)
+            ax.plot(g["t"], np.maximum(g["R_mean"], 1e-3), color=colour(m), label=m, lw=1.4)
+            ax.fill_between(
+                g["t"], lo, g["R_mean"] + 2 * g["R_se"].fillna(0), color=colour(m), alpha=0.15
+            )
+            inset.plot(g["t"], g["ratio_mean"], color=colour(m), lw=1)
+        ax.set(
+            xscale="log", yscale="log", xlabel="round t", ylabel="cumulative regret $R_t$", title=pk
+        )
+        inset.set_title("$R_t/t$", fontsize=7)
+        inset.tick_params(labelsize=6)
+    axes[0][0].legend(fontsize=7, ncol=2, loc="upper left")
+    _save(fig, paths)
+
+
+def coverage_histogram(bounds: pd.DataFrame, paths: list[str | Path]) -> None:
+    """Histogram of per-round max err/(beta_t sigma_t), certified vs uncertified rounds, per regulariser."""
+    regs = sorted(bounds["reg"].unique())
+    fig, axes = plt.subplots(1, len(regs), figsize=(5 * len(regs), 3.8), squeeze=False)
+    for ax, reg in zip(axes[0], regs, strict=True):
+        sub = bounds[bounds["reg"] == reg]
+        ratio = np.log10(np.maximum(sub["ratio_max"].to_numpy(), 1e-6))
+        bins = np.linspace(ratio.min(), max(ratio.max(), 0.1), 40)
+        for cert, lab in ((True, "certified $c_t\\leq0$"), (False, "not certified")):
+            r = ratio[sub["certified"].to_numpy() == cert]
+            if len(r):
+                ax.hist(r, bins=bins, alpha=0.6, label=f"{lab} (n={len(r)})")
+        ax.axvline(0.0, color="k", ls="--", lw=1)
+        ax.set(
+            xlabel="log10 max$_x$ |g - f*| / ($\\beta_t \\sigma_t$)",
+            ylabel="rounds",
+            title=f"regulariser: {reg}",
+        )
+        ax.legend(fontsize=7)
+    _save(fig, paths)
+
+
+def heatmaps(static: pd.DataFrame, dynamic: pd.DataFrame | None, paths: list[str | Path]) -> None:
+    """lambda x s heat maps: static-probe statistics and, if available, dynamic R_T."""
+    panels = [
+        ("argmax_entropy", static),
+        ("optimism_prob", static),
+        ("p_argmax_opt", static),
+        ("calibration_ratio", static),
+    ]
+    if dynamic is not None and len(dynamic):
+        panels.append(("R_T_mean", dynamic))
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.4), squeeze=False)
+    for ax, (col, df) in zip(axes[0], panels, strict=True):
+        piv = df.pivot_table(index="init_scale", columns="lam", values=col)
+        im = ax.imshow(piv.to_numpy(), origin="lower", aspect="auto", cmap="viridis")
+        ax.set_xticks(range(piv.shape[1]), [f"{v:g}" for v in piv.columns], fontsize=7)
+        ax.set_yticks(range(piv.shape[0]), [f"{v:g}" for v in piv.index], fontsize=7)
+        for i in range(piv.shape[0]):
+            for j in range(piv.shape[1]):
+                ax.text(
+                    j,
+                    i,
+                    f"{piv.to_numpy()[i, j]:.2g}",
+                    ha="center",
+                    va="center",
+                    fontsize=6,
+                    color="w",
+                )
+        ax.set(xlabel="$\\lambda$", ylabel="init scale s", title=col)
+        fig.colorbar(im, ax=ax, shrink=0.8)
+    _save(fig, paths)
+
+
+def exploration_vs_lambda(dynamic: pd.DataFrame, paths: list[str | Path]) -> None:
+    """OTSD (normalised), OE and R_T of the chosen points vs lambda, one line per init scale."""
+    cols = [
+        ("otsd_norm", "normalised OTSD"),
+        ("oe", "observation entropy"),
+        ("R_T_mean", "$R_T$"),
+        ("optimism_prob", "optimism prob."),
+    ]
+    fig, axes = plt.subplots(1, len(cols), figsize=(3.8 * len(cols), 3.3))
+    for ax, (col, lab) in zip(axes, cols, strict=True):
+        for s, g in dynamic.groupby("init_scale"):
+            g = g.sort_values("lam")
+            ax.plot(g["lam"], g[col], marker="o", label=f"s={s:g}")
+        ax.set(xscale="log", xlabel="$\\lambda$", ylabel=lab)
+    axes[0].legend(fontsize=7)
+    _save(fig, paths)
+
+
+def lfbo_sanity(traces: pd.DataFrame, paths: list[str | Path]) -> None:
+    """E4: mean log10 simple regret vs evaluations per method, one panel per problem."""
+    keys = sorted(traces["problem_key"].unique())
+    fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 3.8), squeeze=False)
+    for ax, pk in zip(axes[0], keys, strict=True):
+        sub = traces[traces["problem_key"] == pk]
+        for m, g in sub.groupby("method"):
+            lr = np.log10(np.maximum(g["regret"], 1e-8))
+            stats = lr.groupby(g["eval_index"]).agg(["mean", "std", "count"])
+            se = stats["std"].fillna(0) / np.sqrt(stats["count"])
+            ax.plot(stats.index + 1, stats["mean"], color=colour(m), label=m)
+            ax.fill_between(
+                stats.index + 1, stats["mean"] - se, stats["mean"] + se, color=colour(m), alpha=0.15
+            )
+        ax.set(xlabel="evaluations", ylabel="log10 simple regret", title=pk)
+    axes[0][0].legend(fontsize=7)
+    _save(fig, paths)

@@ -1,0 +1,164 @@
+"""Aggregation of paper-2 experiment outputs into tables (E1-E4)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from boexplore.parametric.stats import bootstrap_ci, entropy, loglog_slope
+
+
+def e1_per_seed(
+    traces: pd.DataFrame, slope_from: float = 0.5, late_window: int = 25
+) -> pd.DataFrame:
+    """One row per (problem_key, method, seed): R_T, R_T/T, log-log slope, late play at the optimum."""
+    rows = []
+    for (pk, m, s), g in traces.groupby(["problem_key", "method", "seed"]):
+        g = g.sort_values("eval_index")
+        R = g["cum_regret"].to_numpy()
+        T = len(R)
+        late = g["at_optimum"].to_numpy()[-min(late_window, T) :]
+        ratio = R / np.arange(1, T + 1)
+        half = ratio[T // 2 :]
+        rows.append(
+            {
+                "problem_key": pk,
+                "problem": g["problem"].iloc[0],
+                "method": m,
+                "seed": int(s),
+                "T": T,
+                "R_T": float(R[-1]),
+                "R_T_over_T": float(R[-1] / T),
+                "slope": loglog_slope(R, slope_from),
+                "late_frac_opt": float(late.mean()),
+                "simple_regret": float(g["regret"].iloc[-1]),
+                "ratio_decreasing": bool(half[-1] < half[0]) if len(half) > 1 else False,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def e1_summary(
+    per_seed: pd.DataFrame, level: float = 0.9, n_boot: int = 2000, stuck_late_frac: float = 0.5
+) -> pd.DataFrame:
+    """Per (problem_key, method): median slope with bootstrap CI, mean R_T, R_T/T, late play, stuck fraction."""
+    rows = []
+    for (pk, m), g in per_seed.groupby(["problem_key", "method"]):
+        med, lo, hi = bootstrap_ci(g["slope"].to_numpy(), np.median, level, n_boot)
+        rows.append(
+            {
+                "problem_key": pk,
+                "method": m,
+                "n_seeds": len(g),
+                "slope_median": med,
+                "slope_ci_low": lo,
+                "slope_ci_high": hi,
+                "R_T_mean": g["R_T"].mean(),
+                "R_T_se": g["R_T"].std(ddof=1) / np.sqrt(len(g)) if len(g) > 1 else np.nan,
+                "R_T_over_T_mean": g["R_T_over_T"].mean(),
+                "late_frac_opt_mean": g["late_frac_opt"].mean(),
+                "stuck_frac": float((g["late_frac_opt"] < stuck_late_frac).mean()),
+                "simple_regret_mean": g["simple_regret"].mean(),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def e1_curves(traces: pd.DataFrame) -> pd.DataFrame:
+    """Mean and standard error of R_t and R_t/t per (problem_key, method, t)."""
+    df = traces.assign(t=traces["eval_index"] + 1)
+    df = df.assign(r_over_t=df["cum_regret"] / df["t"])
+    g = df.groupby(["problem_key", "method", "t"])
+    out = g.agg(
+        R_mean=("cum_regret", "mean"),
+        R_sd=("cum_regret", "std"),
+        n=("seed", "nunique"),
+        ratio_mean=("r_over_t", "mean"),
+    ).reset_index()
+    out["R_se"] = out["R_sd"] / np.sqrt(out["n"])
+    return out
+
+
+def e2_summary(bounds: pd.DataFrame) -> pd.DataFrame:
+    """Per E2 cell: coverage overall and in certified rounds, ratio quantiles, beta, empirical beta."""
+    rows = []
+    for keys, g in bounds.groupby(["problem_key", "reg", "width", "init_scale", "lam"]):
+        cert = g[g["certified"]]
+        seeds_all = g.groupby("seed")["coverage"].min()
+        seeds_cert = cert.groupby("seed")["coverage"].min() if len(cert) else pd.Series(dtype=float)
+        rows.append(
+            {
+                **dict(
+                    zip(["problem_key", "reg", "width", "init_scale", "lam"], keys, strict=True)
+                ),
+                "n_seeds": g["seed"].nunique(),
+                "n_rounds": len(g),
+                "frac_seeds_all_covered": float((seeds_all >= 1.0).mean()),
+                "coverage_pairs": float(g["coverage"].mean()),
+                "frac_certified": float(g["certified"].mean()),
+                "coverage_pairs_certified": float(cert["coverage"].mean()) if len(cert) else np.nan,
+                "frac_seeds_all_covered_certified": float((seeds_cert >= 1.0).mean())
+                if len(cert)
+                else np.nan,
+                "ratio_median": float(g["ratio_median"].median()),
+                "ratio_q95": float(g["ratio_q95"].quantile(0.95)),
+                "ratio_max": float(g["ratio_max"].max()),
+                "beta_median": float(g["beta_t"].median()),
+                "B_median": float(g["B_t"].median()),
+                "empirical_beta": float(g["empirical_beta"].max()),
+                "spearman_err_sigma": float(g["spearman_err_sigma"].mean()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def e3_dynamic_summary(traces: pd.DataFrame, late_window: int = 25) -> pd.DataFrame:
+    """Per (lambda, s): mean R_T, optimism probability, argmax entropy and OTSD / OE of chosen points."""
+    from boexplore.metrics import observation_entropy, otsd_normalized
+
+    rows = []
+    for (lam, s), g in traces.groupby(["lam", "init_scale"]):
+        per = []
+        for _, gs in g.groupby("seed"):
+            gs = gs.sort_values("eval_index")
+            X = gs[[c for c in gs.columns if c.startswith("x_")]].to_numpy()
+            late = gs["index"].to_numpy()[-late_window:]
+            per.append(
+                {
+                    "R_T": gs["cum_regret"].iloc[-1],
+                    "optimism": gs.loc[~gs["is_initial"], "optimistic"].mean(),
+                    "late_entropy": entropy(np.bincount(late)),
+                    "otsd_norm": float(otsd_normalized(X)[-1]),
+                    "oe": float(observation_entropy(X, "kl")[-1]),
+                }
+            )
+        p = pd.DataFrame(per)
+        rows.append(
+            {
+                "lam": lam,
+                "init_scale": s,
+                "n_seeds": len(p),
+                "R_T_mean": p["R_T"].mean(),
+                "R_T_se": p["R_T"].std(ddof=1) / np.sqrt(len(p)) if len(p) > 1 else np.nan,
+                "optimism_prob": p["optimism"].mean(),
+                "late_argmax_entropy": p["late_entropy"].mean(),
+                "otsd_norm": p["otsd_norm"].mean(),
+                "oe": p["oe"].mean(),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def e4_summary(traces: pd.DataFrame) -> pd.DataFrame:
+    """Per (problem_key, method): mean final simple regret (log10) and its standard error."""
+    last = traces.sort_values("eval_index").groupby(["problem_key", "method", "seed"]).tail(1)
+    last = last.assign(log10_regret=np.log10(np.maximum(last["regret"], 1e-8)))
+    g = last.groupby(["problem_key", "method"])
+    out = g.agg(
+        n_seeds=("seed", "nunique"),
+        final_regret_mean=("regret", "mean"),
+        log10_regret_mean=("log10_regret", "mean"),
+        log10_regret_sd=("log10_regret", "std"),
+    ).reset_index()
+    out["log10_regret_se"] = out["log10_regret_sd"] / np.sqrt(out["n_seeds"])
+    return out

@@ -1,0 +1,212 @@
+# Paper 2: randomized regularized neural policies, LFBO, regret curves and bound checks.
+# Experiments E1-E4 of /work/shared/reference/parametric-notes.md; library: boexplore.parametric.
+# Jobs: one per (experiment, problem, method / grid slice, seed chunk); seeds inside a job are
+# trained as one batch. Everything is disabled (no jobs, no outputs) with `parametric: {enabled: false}`.
+from boexplore.parametric.grid import e2_cells, e3_cells, resolve_config, seed_chunks
+
+RUN = config["run_name"]
+PCFG = resolve_config(config.get("parametric", {}))
+P2 = f"results/{RUN}/parametric"
+P2_TABLES = f"results/{RUN}/tables"
+P2_FIG = f"figures/{RUN}"
+P2_ENV = "../../envs/boexplore.yaml"
+
+
+wildcard_constraints:
+    pkey=r"[A-Za-z0-9_.-]+",
+    pmethod=r"[A-Za-z0-9_]+",
+    pchunk=r"\d+",
+    pcell=r"[A-Za-z0-9_.-]+",
+    preg=r"func|anchor",
+    pwidth=r"\d+",
+
+
+def p2_on(name=None):
+    """Is paper 2 (or one of its experiments) enabled?"""
+    return PCFG["enabled"] and (name is None or PCFG[name]["enabled"])
+
+
+def p2_chunks(n_seeds):
+    return range(len(seed_chunks(int(n_seeds), int(PCFG["seed_chunk"]))))
+
+
+def p2_e1_files():
+    if not p2_on("e1"):
+        return []
+    e1 = PCFG["e1"]
+    return [f"{P2}/e1/{k}/{m}/chunk{c}.parquet" for k in e1["problems"] for m in e1["methods"] for c in p2_chunks(e1["seeds"])]
+
+
+def p2_e2_files():
+    if not p2_on("e2"):
+        return []
+    e2 = PCFG["e2"]
+    return [f"{P2}/e2/{e2['problem']}/{r}_w{w}/chunk{c}_bounds.parquet"
+            for r in e2["regularisers"] for w in e2["widths"] for c in p2_chunks(e2["seeds"])]
+
+
+def p2_e3_files():
+    if not p2_on("e3"):
+        return []
+    return [f"{P2}/e3/dynamic/{cell['label']}/chunk{c}.parquet"
+            for cell in e3_cells(PCFG) for c in p2_chunks(PCFG["e3"]["dynamic"]["seeds"])]
+
+
+def p2_e4_files():
+    if not p2_on("e4"):
+        return []
+    e4 = PCFG["e4"]
+    return [f"{P2}/e4/{k}/{m}/chunk{c}.parquet" for k in e4["problems"] for m in e4["methods"] for c in p2_chunks(e4["seeds"])]
+
+
+def p2_static_files():
+    return [f"{P2}/e3/static.parquet"] if p2_on("e3") else []
+
+
+def p2_figures():
+    figs = []
+    if p2_on("e1"):
+        figs.append("paper2_regret")
+    if p2_on("e2"):
+        figs.append("paper2_coverage")
+    if p2_on("e3"):
+        figs += ["paper2_lambda_scale_heatmaps", "paper2_exploration_vs_lambda"]
+    if p2_on("e4"):
+        figs.append("paper2_lfbo_sanity")
+    return figs
+
+
+PARAMETRIC_OUTPUTS = (
+    [f"{P2_TABLES}/claims_paper2.csv", f"{P2_TABLES}/claims_paper2.md"]
+    + [f"{P2_FIG}/{name}.{ext}" for name in p2_figures() for ext in ("png", "pdf")]
+    if p2_on()
+    else []
+)
+
+
+rule p2_e1:
+    output:
+        f"{P2}/e1/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.parquet",
+    params:
+        cfg=PCFG,
+    log:
+        f"logs/{RUN}/parametric/e1/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.log",
+    conda:
+        P2_ENV
+    script:
+        "../scripts/parametric_e1.py"
+
+
+rule p2_e2:
+    output:
+        bounds=f"{P2}/e2/{{pkey}}/{{preg}}_w{{pwidth}}/chunk{{pchunk}}_bounds.parquet",
+        traces=f"{P2}/e2/{{pkey}}/{{preg}}_w{{pwidth}}/chunk{{pchunk}}_traces.parquet",
+    params:
+        cfg=PCFG,
+    log:
+        f"logs/{RUN}/parametric/e2/{{pkey}}/{{preg}}_w{{pwidth}}/chunk{{pchunk}}.log",
+    conda:
+        P2_ENV
+    script:
+        "../scripts/parametric_e2.py"
+
+
+rule p2_e3_static:
+    output:
+        f"{P2}/e3/static.parquet",
+    params:
+        cfg=PCFG,
+    log:
+        f"logs/{RUN}/parametric/e3/static.log",
+    conda:
+        P2_ENV
+    script:
+        "../scripts/parametric_e3_static.py"
+
+
+rule p2_e3_dynamic:
+    output:
+        f"{P2}/e3/dynamic/{{pcell}}/chunk{{pchunk}}.parquet",
+    params:
+        cfg=PCFG,
+    log:
+        f"logs/{RUN}/parametric/e3/dynamic/{{pcell}}/chunk{{pchunk}}.log",
+    conda:
+        P2_ENV
+    script:
+        "../scripts/parametric_e3_dynamic.py"
+
+
+rule p2_e4:
+    output:
+        f"{P2}/e4/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.parquet",
+    params:
+        cfg=PCFG,
+    log:
+        f"logs/{RUN}/parametric/e4/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.log",
+    conda:
+        P2_ENV
+    script:
+        "../scripts/parametric_e4.py"
+
+
+rule p2_tables:
+    input:
+        e1=p2_e1_files(),
+        e2=p2_e2_files(),
+        e3_static=p2_static_files(),
+        e3_dynamic=p2_e3_files(),
+        e4=p2_e4_files(),
+    output:
+        claims=f"{P2_TABLES}/claims_paper2.csv",
+        claims_md=f"{P2_TABLES}/claims_paper2.md",
+        e1_seeds=f"{P2_TABLES}/paper2_e1_per_seed.csv",
+        e1_summary=f"{P2_TABLES}/paper2_e1_summary.csv",
+        e1_curves=f"{P2_TABLES}/paper2_e1_curves.parquet",
+        e2_bounds=f"{P2_TABLES}/paper2_e2_bounds.parquet",
+        e2_summary=f"{P2_TABLES}/paper2_e2_coverage.csv",
+        e2_md=f"{P2_TABLES}/paper2_e2_coverage.md",
+        e3_static=f"{P2_TABLES}/paper2_e3_static.csv",
+        e3_dynamic=f"{P2_TABLES}/paper2_e3_dynamic.csv",
+        e4_summary=f"{P2_TABLES}/paper2_e4_summary.csv",
+        e4_traces=f"{P2_TABLES}/paper2_e4_traces.parquet",
+    params:
+        cfg=PCFG,
+    log:
+        f"logs/{RUN}/parametric/tables.log",
+    localrule: True
+    conda:
+        P2_ENV
+    script:
+        "../scripts/parametric_tables.py"
+
+
+P2_FIG_INPUTS = {
+    "paper2_regret": [f"{P2_TABLES}/paper2_e1_curves.parquet"],
+    "paper2_coverage": [f"{P2_TABLES}/paper2_e2_bounds.parquet"],
+    "paper2_lambda_scale_heatmaps": [f"{P2_TABLES}/paper2_e3_static.csv", f"{P2_TABLES}/paper2_e3_dynamic.csv"],
+    "paper2_exploration_vs_lambda": [f"{P2_TABLES}/paper2_e3_dynamic.csv"],
+    "paper2_lfbo_sanity": [f"{P2_TABLES}/paper2_e4_traces.parquet"],
+}
+
+
+for _fig in P2_FIG_INPUTS:
+
+    rule:
+        name:
+            f"p2_fig_{_fig}"
+        input:
+            P2_FIG_INPUTS[_fig],
+        output:
+            png=report(f"{P2_FIG}/{_fig}.png", caption=f"../report/{_fig}.rst", category="Paper 2"),
+            pdf=f"{P2_FIG}/{_fig}.pdf",
+        params:
+            kind=_fig,
+            cfg=PCFG,
+        log:
+            f"logs/{RUN}/parametric/{_fig}.log",
+        localrule: True
+        conda:
+            P2_ENV
+        script:
+            "../scripts/parametric_figure.py"
