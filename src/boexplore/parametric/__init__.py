@@ -1,1 +1,40 @@
-"""boexplore.parametric (being built)."""
+"""Paper 2: randomized regularized neural policies (RR-TS, RR-LFBO) on finite domains.
+
+Public API (imported lazily so that ``import boexplore.parametric`` stays light):
+
+* ``make_policy(name, **overrides) -> PolicySpec`` and ``PRESETS``;
+* ``run_policy(problem, policy, seeds, rounds, n_init=5, noise_std=0.1, method="", bound_check=None)
+  -> (trace, bounds | None)`` - the batched finite-domain loop;
+* ``run_continuous(problem, policy, seeds, budget, n_init=10, n_candidates=2048, method="")`` - E4;
+* ``static_probe(problem, policy, n_data=20, n_draws=64, noise_std=0.1, seed=0)`` - E3;
+* ``loglog_slope(cum_regret, start_frac=0.5)``, ``bootstrap_ci(values, stat, level, n_boot, seed)``;
+* ``lfbo_weights(y, gamma=0.33, utility="ei", balance=False)``;
+* ``resolve_config(section)`` - the validated ``parametric`` config section with defaults.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "PolicySpec": "policies",
+    "PRESETS": "policies",
+    "make_policy": "policies",
+    "run_policy": "loop",
+    "BoundCheck": "loop",
+    "run_continuous": "continuous",
+    "static_probe": "probe",
+    "loglog_slope": "stats",
+    "bootstrap_ci": "stats",
+    "lfbo_weights": "lfbo",
+    "resolve_config": "grid",
+    "MLPSpec": "mlp",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"boexplore.parametric.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module 'boexplore.parametric' has no attribute {name!r}")
