@@ -40,3 +40,13 @@ def test_shipped_configs_validate(name):
 def test_schema_rejects_unknown_key():
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"thresholds": {"c9": 1}}, SCHEMA)
+
+
+def test_workflow_rule_names_every_analysis_table():
+    from boexplore.analysis.pipeline import TABLE_FILES
+
+    smk = (ROOT / "workflow/rules/analysis.smk").read_text()
+    for name, fname in TABLE_FILES.items():
+        assert f'"{name}": "{fname}"' in smk
+    for cap in ROOT.joinpath("workflow/report").glob("paper1_*.rst"):
+        assert f"../report/{cap.name}" in smk

@@ -33,15 +33,11 @@ P1_FIGURE_NAMES = [
     "taxonomy_hasse",
     "tour_quality",
 ]
-
-
-def p1_table(name):
-    """Path of one paper-1 analysis table."""
-    return f"{P1_TABLES}/{P1_TABLE_FILES[name]}"
+P1_TABLE = {name: f"{P1_TABLES}/{fname}" for name, fname in P1_TABLE_FILES.items()}
 
 
 ANALYSIS_OUTPUTS = (
-    [p1_table(name) for name in P1_TABLE_FILES]
+    list(P1_TABLE.values())
     + [
         f"{P1_TABLES}/claims_paper1.csv",
         f"{P1_TABLES}/claims_paper1.md",
@@ -55,7 +51,7 @@ rule paper1_analysis:
     input:
         metrics=f"{P1_TABLES}/metrics.parquet",
     output:
-        **{name: p1_table(name) for name in P1_TABLE_FILES},
+        **P1_TABLE,
         claims_csv=report(
             f"{P1_TABLES}/claims_paper1.csv",
             caption="../report/paper1_claims.rst",
@@ -93,7 +89,7 @@ rule paper1_tour_quality:
 
 rule paper1_fig_exploration_trajectories:
     input:
-        trajectories=p1_table("trajectories"),
+        trajectories=P1_TABLE["trajectories"],
     output:
         png=report(
             f"{P1_FIGURES}/exploration_trajectories.png",
@@ -116,8 +112,8 @@ rule paper1_fig_exploration_trajectories:
 
 rule paper1_fig_otsd_vs_oe:
     input:
-        cells=p1_table("cells"),
-        correlation=p1_table("correlation"),
+        cells=P1_TABLE["cells"],
+        correlation=P1_TABLE["correlation"],
     output:
         png=report(
             f"{P1_FIGURES}/otsd_vs_oe.png",
@@ -140,7 +136,7 @@ rule paper1_fig_otsd_vs_oe:
 
 rule paper1_fig_exploration_vs_dimension:
     input:
-        cells=p1_table("cells"),
+        cells=P1_TABLE["cells"],
     output:
         png=report(
             f"{P1_FIGURES}/exploration_vs_dimension.png",
@@ -163,7 +159,7 @@ rule paper1_fig_exploration_vs_dimension:
 
 rule paper1_fig_variant_effects:
     input:
-        diffs=p1_table("variant_diffs"),
+        diffs=P1_TABLE["variant_diffs"],
     output:
         png=report(
             f"{P1_FIGURES}/variant_effects.png",
@@ -186,8 +182,8 @@ rule paper1_fig_variant_effects:
 
 rule paper1_fig_performance_vs_exploration:
     input:
-        cells=p1_table("cells"),
-        shape=p1_table("performance_shape"),
+        cells=P1_TABLE["cells"],
+        shape=P1_TABLE["performance_shape"],
     output:
         png=report(
             f"{P1_FIGURES}/performance_vs_exploration.png",
@@ -210,7 +206,7 @@ rule paper1_fig_performance_vs_exploration:
 
 rule paper1_fig_taxonomy_hasse:
     input:
-        pairs=p1_table("taxonomy_pairs"),
+        pairs=P1_TABLE["taxonomy_pairs"],
     output:
         png=report(
             f"{P1_FIGURES}/taxonomy_hasse.png",
