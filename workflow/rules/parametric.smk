@@ -2,7 +2,7 @@
 # Experiments E1-E4 of /work/shared/reference/parametric-notes.md; library: boexplore.parametric.
 # Jobs: one per (experiment, problem, method / grid slice, seed chunk); seeds inside a job are
 # trained as one batch. Everything is disabled (no jobs, no outputs) with `parametric: {enabled: false}`.
-from boexplore.parametric.grid import e2_cells, e3_cells, resolve_config, seed_chunks
+from boexplore.parametric.grid import job_files, resolve_config
 
 RUN = config["run_name"]
 PCFG = resolve_config(config.get("parametric", {}))
@@ -21,67 +21,8 @@ wildcard_constraints:
     pwidth=r"\d+",
 
 
-def p2_on(name=None):
-    """Is paper 2 (or one of its experiments) enabled?"""
-    return PCFG["enabled"] and (name is None or PCFG[name]["enabled"])
-
-
-def p2_chunks(n_seeds):
-    return range(len(seed_chunks(int(n_seeds), int(PCFG["seed_chunk"]))))
-
-
-def p2_e1_files():
-    if not p2_on("e1"):
-        return []
-    e1 = PCFG["e1"]
-    return [f"{P2}/e1/{k}/{m}/chunk{c}.parquet" for k in e1["problems"] for m in e1["methods"] for c in p2_chunks(e1["seeds"])]
-
-
-def p2_e2_files():
-    if not p2_on("e2"):
-        return []
-    e2 = PCFG["e2"]
-    return [f"{P2}/e2/{e2['problem']}/{r}_w{w}/chunk{c}_bounds.parquet"
-            for r in e2["regularisers"] for w in e2["widths"] for c in p2_chunks(e2["seeds"])]
-
-
-def p2_e3_files():
-    if not p2_on("e3"):
-        return []
-    return [f"{P2}/e3/dynamic/{cell['label']}/chunk{c}.parquet"
-            for cell in e3_cells(PCFG) for c in p2_chunks(PCFG["e3"]["dynamic"]["seeds"])]
-
-
-def p2_e4_files():
-    if not p2_on("e4"):
-        return []
-    e4 = PCFG["e4"]
-    return [f"{P2}/e4/{k}/{m}/chunk{c}.parquet" for k in e4["problems"] for m in e4["methods"] for c in p2_chunks(e4["seeds"])]
-
-
-def p2_static_files():
-    return [f"{P2}/e3/static.parquet"] if p2_on("e3") else []
-
-
-def p2_figures():
-    figs = []
-    if p2_on("e1"):
-        figs.append("paper2_regret")
-    if p2_on("e2"):
-        figs.append("paper2_coverage")
-    if p2_on("e3"):
-        figs += ["paper2_lambda_scale_heatmaps", "paper2_exploration_vs_lambda"]
-    if p2_on("e4"):
-        figs.append("paper2_lfbo_sanity")
-    return figs
-
-
-PARAMETRIC_OUTPUTS = (
-    [f"{P2_TABLES}/claims_paper2.csv", f"{P2_TABLES}/claims_paper2.md"]
-    + [f"{P2_FIG}/{name}.{ext}" for name in p2_figures() for ext in ("png", "pdf")]
-    if p2_on()
-    else []
-)
+P2_FILES = job_files(PCFG, RUN)
+PARAMETRIC_OUTPUTS = P2_FILES["final"]
 
 
 rule p2_e1:
@@ -152,11 +93,11 @@ rule p2_e4:
 
 rule p2_tables:
     input:
-        e1=p2_e1_files(),
-        e2=p2_e2_files(),
-        e3_static=p2_static_files(),
-        e3_dynamic=p2_e3_files(),
-        e4=p2_e4_files(),
+        e1=P2_FILES["e1"],
+        e2=P2_FILES["e2"],
+        e3_static=P2_FILES["e3_static"],
+        e3_dynamic=P2_FILES["e3_dynamic"],
+        e4=P2_FILES["e4"],
     output:
         claims=f"{P2_TABLES}/claims_paper2.csv",
         claims_md=f"{P2_TABLES}/claims_paper2.md",

@@ -128,3 +128,64 @@ def atomic_write(df, path: str | Path) -> None:
     else:
         raise ValueError(f"atomic_write: unsupported file type {path.suffix!r}")
     os.replace(tmp, path)
+
+
+def _on(cfg: Mapping[str, Any], name: str | None = None) -> bool:
+    return bool(cfg["enabled"]) and (name is None or bool(cfg[name]["enabled"]))
+
+
+def _chunk_ids(cfg: Mapping[str, Any], n_seeds: int) -> range:
+    return range(len(seed_chunks(int(n_seeds), int(cfg["seed_chunk"]))))
+
+
+def job_files(cfg: Mapping[str, Any], run: str) -> dict[str, list[str]]:
+    """Every paper-2 job output and final output of a resolved config (empty when disabled).
+
+    Keys: ``e1``, ``e2``, ``e3_static``, ``e3_dynamic``, ``e4`` (per-job run files),
+    ``figures`` (figure names) and ``final`` (what ``rule all`` requests).
+    """
+    base, tables, figs = f"results/{run}/parametric", f"results/{run}/tables", f"figures/{run}"
+    out: dict[str, list[str]] = {
+        k: [] for k in ("e1", "e2", "e3_static", "e3_dynamic", "e4", "figures", "final")
+    }
+    if not _on(cfg):
+        return out
+    if _on(cfg, "e1"):
+        e1 = cfg["e1"]
+        out["e1"] = [
+            f"{base}/e1/{k}/{m}/chunk{c}.parquet"
+            for k in e1["problems"]
+            for m in e1["methods"]
+            for c in _chunk_ids(cfg, e1["seeds"])
+        ]
+        out["figures"].append("paper2_regret")
+    if _on(cfg, "e2"):
+        e2 = cfg["e2"]
+        out["e2"] = [
+            f"{base}/e2/{e2['problem']}/{r}_w{w}/chunk{c}_bounds.parquet"
+            for r in e2["regularisers"]
+            for w in e2["widths"]
+            for c in _chunk_ids(cfg, e2["seeds"])
+        ]
+        out["figures"].append("paper2_coverage")
+    if _on(cfg, "e3"):
+        out["e3_static"] = [f"{base}/e3/static.parquet"]
+        out["e3_dynamic"] = [
+            f"{base}/e3/dynamic/{cell['label']}/chunk{c}.parquet"
+            for cell in e3_cells(cfg)
+            for c in _chunk_ids(cfg, cfg["e3"]["dynamic"]["seeds"])
+        ]
+        out["figures"] += ["paper2_lambda_scale_heatmaps", "paper2_exploration_vs_lambda"]
+    if _on(cfg, "e4"):
+        e4 = cfg["e4"]
+        out["e4"] = [
+            f"{base}/e4/{k}/{m}/chunk{c}.parquet"
+            for k in e4["problems"]
+            for m in e4["methods"]
+            for c in _chunk_ids(cfg, e4["seeds"])
+        ]
+        out["figures"].append("paper2_lfbo_sanity")
+    out["final"] = [f"{tables}/claims_paper2.csv", f"{tables}/claims_paper2.md"] + [
+        f"{figs}/{name}.{ext}" for name in out["figures"] for ext in ("png", "pdf")
+    ]
+    return out
