@@ -102,6 +102,9 @@ def _optimize(
         options.update(KG_OPTIONS)
     if isinstance(acqf, qPredictiveEntropySearch):
         options.update(PES_OPTIONS)
+        # BoTorch 0.18: minimize_with_timeout fails with a TypeError when the soft
+        # timeout fires without gradients (with_grad=False); PES relies on the hard limit.
+        timeout = None
     kwargs: dict = {}
     if pool is not None:
         kwargs["batch_initial_conditions"] = _raasp_initial_conditions(acqf, pool, q, settings, rng)
