@@ -160,3 +160,20 @@ def test_bad_arguments(fast):
 def test_pes_refuses_high_dim_with_clear_error():
     with pytest.raises(ValueError, match="pes_max_dim"):
         run_bo(Quadratic(30), "pes", seed=0, budget=5, n_init=4)
+
+
+def test_hard_time_limit_aborts_a_hanging_step(monkeypatch, fast):
+    import time
+
+    import boexplore.bo.acquisition.proposal as prop
+
+    def hang(*args, **kwargs):
+        time.sleep(30)
+
+    monkeypatch.setattr(prop, "_propose_af", hang)
+    start = time.perf_counter()
+    trace = run_bo(
+        Quadratic(2), "logei", seed=0, budget=5, n_init=4, **dict(fast, acq_timeout=0.05)
+    )
+    assert time.perf_counter() - start < 20
+    assert trace["fallback"].iloc[-1] == "error:AcquisitionTimeout"
