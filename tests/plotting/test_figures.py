@@ -93,6 +93,9 @@ def test_method_colors_fixed_and_stable():
     assert c1["random"] == "#7f7f7f" and c1["my_new_af"] == c2["my_new_af"]
     assert c1["my_new_af"] == hash_color("my_new_af") and c1["my_new_af"].startswith("#")
     assert hash_color("a") != hash_color("b")
+    variant = method_colors(["logei_q4", "logei_tr"])
+    assert variant["logei_q4"] != variant["logei_tr"] != "#1f77b4"
+    assert variant == method_colors(["logei_tr", "logei_q4"])
     assert method_order(["zz", "greedy", "random"]) == ["random", "greedy", "zz"]
 
 

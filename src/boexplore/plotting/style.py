@@ -31,6 +31,10 @@ KNOWN_COLORS: dict[str, str] = {
     "ucb_low": "#ff7f0e",
     "greedy": "#000000",
     "ts": "#17becf",
+    "sobol": "#393b79",
+    "gibbon": "#6b6ecf",
+    "logpi": "#98df8a",
+    "ucb_mid": "#e6550d",
 }
 KNOWN_ORDER: list[str] = list(KNOWN_COLORS)
 
@@ -44,9 +48,31 @@ def hash_color(label: str) -> str:
     return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
 
 
+def _shade(hex_color: str, label: str) -> str:
+    """A lighter or darker version of ``hex_color``, chosen by a stable hash of ``label``."""
+    h = int(hashlib.sha1(label.encode()).hexdigest()[:8], 16)
+    r, g, b = (int(hex_color[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    hue, _, sat = colorsys.rgb_to_hls(r, g, b)
+    light = 0.25 + 0.5 * (h % 997) / 997  # spread over dark .. light
+    hue = (hue + ((h >> 10) % 11 - 5) * 0.012) % 1.0  # small hue jitter
+    r, g, b = colorsys.hls_to_rgb(hue, light, sat)
+    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
+
+
+def label_color(label: str) -> str:
+    """Fixed colour for a known label; a shade of its base's colour for a variant label
+    such as ``logei_q4`` (longest known prefix before ``_``); else a hash colour."""
+    if label in KNOWN_COLORS:
+        return KNOWN_COLORS[label]
+    bases = [k for k in KNOWN_COLORS if label.startswith(k + "_")]
+    if bases:
+        return _shade(KNOWN_COLORS[max(bases, key=len)], label)
+    return hash_color(label)
+
+
 def method_colors(labels: Iterable[str]) -> dict[str, str]:
-    """Colour per label: fixed for known labels, stable hash colour otherwise."""
-    return {lab: KNOWN_COLORS.get(lab, hash_color(lab)) for lab in labels}
+    """Colour per label (see :func:`label_color`); deterministic across runs and figures."""
+    return {lab: label_color(lab) for lab in labels}
 
 
 def method_order(labels: Iterable[str]) -> list[str]:
@@ -60,5 +86,9 @@ def set_style(context: str = "paper") -> None:
     """Seaborn theme used by every figure (white grid, readable at column width)."""
     if context not in ("paper", "notebook", "talk", "poster"):
         raise ValueError(f"unknown seaborn context {context!r}")
-    sns.set_theme(context=context, style="whitegrid", font_scale=1.0,
-                  rc={"figure.dpi": 150, "savefig.bbox": "tight", "legend.frameon": False})
+    sns.set_theme(
+        context=context,
+        style="whitegrid",
+        font_scale=1.0,
+        rc={"figure.dpi": 150, "savefig.bbox": "tight", "legend.frameon": False},
+    )
