@@ -74,8 +74,9 @@ METHODS: dict[str, MethodInfo] = {
         MethodInfo(
             "ts",
             {"candidates": 0, "polish": True},
-            "Thompson sampling with pathwise (Matheron) samples; candidates=0 -> "
-            "min(5000, max(2000, 200 d)) Sobol points, best ones polished by L-BFGS",
+            "Thompson sampling with pathwise (Matheron) samples over N Sobol points + "
+            "perturbations of the best points (candidates=0 -> N = min(5000, max(2000, 200 d))), "
+            "best ones polished by L-BFGS",
         ),
         MethodInfo(
             "greedy",

@@ -2,9 +2,11 @@
 
 Each of the q points maximises its own independent posterior sample path
 (``draw_matheron_paths`` with sample shape (q,)). A path is first maximised
-over a candidate set (Sobol points in the search box, plus RAASP
-perturbations of the best points with ``+raasp``); the best ``polish_top``
-candidates are then refined by L-BFGS-B on the path (it is differentiable).
+over a candidate set: N Sobol points in the search box plus perturbations of
+the best observed points -- N/4 Gaussian ones (all coordinates, sd 0.05 of the
+box width, clipped) by default, or N RAASP ones with ``+raasp``; the best
+``polish_top`` candidates are then refined by L-BFGS-B on the path (it is
+differentiable).
 """
 
 from __future__ import annotations
@@ -28,6 +30,23 @@ class _PathObjective(torch.nn.Module):
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         return self.paths(X.reshape(-1, X.shape[-1]))[self.index]
+
+
+def gaussian_perturb(
+    parents: torch.Tensor,
+    n: int,
+    lower: torch.Tensor,
+    upper: torch.Tensor,
+    rng: np.random.Generator,
+    scale: float = 0.05,
+) -> torch.Tensor:
+    """``n`` points: parents (cycled) plus N(0, (scale * box width)^2) noise, clipped to the box."""
+    k, d = parents.shape
+    width = (upper - lower).detach().cpu().numpy()
+    base = parents.detach().cpu().numpy()[np.arange(n) % k]
+    out = base + scale * width * rng.standard_normal((n, d))
+    out = np.clip(out, lower.detach().cpu().numpy(), upper.detach().cpu().numpy())
+    return torch.as_tensor(out, dtype=parents.dtype)
 
 
 def default_ts_candidates(dim: int) -> int:
@@ -54,10 +73,12 @@ def thompson_batch(
     """q points, each the maximiser of one independent posterior sample path."""
     lower, upper = bounds[0], bounds[1]
     cand = sobol_points(n_candidates, lower, upper, seed)
+    order = torch.argsort(y_model.reshape(-1), descending=True)[:raasp_n_best]
     if raasp:
-        order = torch.argsort(y_model.reshape(-1), descending=True)[:raasp_n_best]
         pert = raasp_perturb(X[order], n_candidates, lower, upper, rng, raasp_prob_numerator)
-        cand = torch.cat([cand, pert])
+    else:
+        pert = gaussian_perturb(X[order], n_candidates // 4, lower, upper, rng)
+    cand = torch.cat([cand, pert])
     paths = draw_matheron_paths(model, sample_shape=torch.Size([q]))
     with torch.no_grad():
         values = torch.cat([paths(chunk) for chunk in cand.split(2048)], dim=-1)  # (q, N)
