@@ -151,8 +151,24 @@ def is_excluded(config: Mapping[str, Any], problem: str, method: str) -> bool:
     )
 
 
+def seed_chunks(seeds: list[int], per_job: int) -> list[tuple[str, list[int]]]:
+    """Split the sorted seeds into jobs; label ``seed<k>`` for one seed, ``seeds<a>-<b>`` else."""
+    ordered = sorted(int(s) for s in seeds)
+    chunks = []
+    for start in range(0, len(ordered), per_job):
+        part = ordered[start : start + per_job]
+        label = f"seed{part[0]}" if len(part) == 1 else f"seeds{part[0]}-{part[-1]}"
+        chunks.append((label, part))
+    return chunks
+
+
 def run_table(config: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Every (problem, method, seed) run the config asks for, with its budget."""
+    """Every BO job the config asks for: (problem, method, seed chunk) with its budget.
+
+    A job runs ``seeds_per_job`` seeds one after the other (1 by default); on a
+    cluster larger chunks keep the DAG small.
+    """
+    chunks = seed_chunks(config["seeds"], int(config.get("seeds_per_job", 1)))
     rows = []
     for problem, entry in config["problems"].items():
         budget = entry.get("budget") or config["budget"]
@@ -160,12 +176,13 @@ def run_table(config: Mapping[str, Any]) -> list[dict[str, Any]]:
         for method in config["methods"]:
             if is_excluded(config, problem, method):
                 continue
-            for seed in config["seeds"]:
+            for label, seeds in chunks:
                 rows.append(
                     {
                         "problem": problem,
                         "method": method,
-                        "seed": int(seed),
+                        "chunk": label,
+                        "seeds": seeds,
                         "budget": int(budget),
                         "n_init": int(n_init),
                     }

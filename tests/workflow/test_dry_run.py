@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from wfhelpers import CONFIGS, REPO, run_snakemake
 
 

@@ -99,3 +99,15 @@ def test_summary_and_provenance(scored, tmp_path) -> None:
     write_provenance(runs, metrics, [spec], root / "prov.json")
     prov = json.loads((root / "prov.json").read_text())
     assert len(prov["runs"]) == 4 and len(prov["runs"][0]["trace_sha256"]) == 64
+
+
+def test_multi_seed_trace_file_is_scored_per_seed(tmp_path) -> None:
+    both = pd.concat([_trace("p", "m", 0), _trace("p", "m", 1)], ignore_index=True)
+    both.to_parquet(tmp_path / "chunk.parquet")
+    score_run(tmp_path / "chunk.parquet", tmp_path / "scored.parquet")
+    scored = pd.read_parquet(tmp_path / "scored.parquet")
+    assert sorted(scored["seed"].unique()) == [0, 1]
+    assert (scored.groupby("seed")["n"].max() == 12).all()
+    assert (scored.groupby("seed")["otsd"].min() == 0).all()  # each seed's tour restarts
+    summary = summarize_runs([tmp_path / "chunk.parquet"], tmp_path / "s.csv")
+    assert sorted(summary["seed"]) == [0, 1]

@@ -7,10 +7,9 @@ import json
 import pandas as pd
 import pytest
 import yaml
+from wfhelpers import REPO, run_snakemake
 
 from boexplore.workflow_config import run_table, validate_config
-
-from wfhelpers import REPO, run_snakemake
 
 pytestmark = pytest.mark.smoke
 
@@ -33,7 +32,7 @@ def smoke_config() -> dict:
 
 def test_every_run_and_method_present(smoke_dir, smoke_config) -> None:
     table = pd.read_parquet(smoke_dir / "results/smoke/tables/metrics.parquet")
-    expected = {(r["problem"], r["method"], r["seed"]) for r in run_table(smoke_config)}
+    expected = {(r["problem"], r["method"], s) for r in run_table(smoke_config) for s in r["seeds"]}
     got = set(table[["problem", "method", "seed"]].itertuples(index=False, name=None))
     assert got == expected
     assert set(table["method"]) == set(smoke_config["methods"])
@@ -50,8 +49,8 @@ def test_metrics_are_sane(smoke_dir, smoke_config) -> None:
 
 def test_traces_have_the_configured_length(smoke_dir, smoke_config) -> None:
     for r in run_table(smoke_config)[:10]:
-        trace = pd.read_parquet(smoke_dir / f"results/smoke/runs/{r['problem']}/{r['method']}/seed{r['seed']}.parquet")
-        assert len(trace) == r["budget"]
+        trace = pd.read_parquet(smoke_dir / f"results/smoke/runs/{r['problem']}/{r['method']}/{r['chunk']}.parquet")
+        assert len(trace) == r["budget"] * len(r["seeds"])
         xs = trace.filter(regex=r"^x_\d+$").to_numpy()
         assert ((xs >= 0) & (xs <= 1)).all()
 

@@ -15,30 +15,33 @@ RUNS = run_table(config)
 ENV = "../../envs/boexplore.yaml"
 
 
+CHUNK_SEEDS = {r["chunk"]: r["seeds"] for r in RUNS}
+
+
 wildcard_constraints:
     problem=r"[A-Za-z0-9_.-]+",
     method=r"[A-Za-z0-9_.-]+",
-    seed=r"\d+",
+    chunk=r"seeds?\d+(-\d+)?",
 
 
-def run_file(problem, method, seed):
-    """Trace of one BO run."""
-    return f"{RESULTS}/runs/{problem}/{method}/seed{seed}.parquet"
+def run_file(problem, method, chunk):
+    """Trace file of one BO job (one seed, or a chunk of seeds run in sequence)."""
+    return f"{RESULTS}/runs/{problem}/{method}/{chunk}.parquet"
 
 
-def metric_file(problem, method, seed):
-    """Scored metrics of one BO run."""
-    return f"{RESULTS}/metrics/{problem}/{method}/seed{seed}.parquet"
+def metric_file(problem, method, chunk):
+    """Scored metrics of one BO job."""
+    return f"{RESULTS}/metrics/{problem}/{method}/{chunk}.parquet"
 
 
 def all_run_files():
-    """Every trace the config asks for (used by aggregation and analysis rules)."""
-    return [run_file(r["problem"], r["method"], r["seed"]) for r in RUNS]
+    """Every trace file the config asks for (used by aggregation and analysis rules)."""
+    return [run_file(r["problem"], r["method"], r["chunk"]) for r in RUNS]
 
 
 def all_metric_files():
     """Every scored-metrics file the config asks for."""
-    return [metric_file(r["problem"], r["method"], r["seed"]) for r in RUNS]
+    return [metric_file(r["problem"], r["method"], r["chunk"]) for r in RUNS]
 
 
 def problem_entry(problem):
@@ -76,7 +79,8 @@ def bo_runtime_min(wildcards, attempt):
     budget, n_init = run_budget(wildcards)
     d = _dim(wildcards.problem)
     per_iter_s = (1.0 + 0.05 * d) * (0.5 + METHOD_COST.get(_base_method(wildcards.method), 2.0))
-    est_min = (budget - n_init) * per_iter_s * (1 + budget / 100) / 60
+    seeds = len(CHUNK_SEEDS[wildcards.chunk])
+    est_min = seeds * (budget - n_init) * per_iter_s * (1 + budget / 100) / 60
     return int(max(10, 3 * est_min * config["resources"]["runtime_factor"]) * attempt)
 
 

@@ -4,11 +4,11 @@
 
 rule score_run:
     input:
-        f"{RESULTS}/runs/{{problem}}/{{method}}/seed{{seed}}.parquet",
+        f"{RESULTS}/runs/{{problem}}/{{method}}/{{chunk}}.parquet",
     output:
-        f"{RESULTS}/metrics/{{problem}}/{{method}}/seed{{seed}}.parquet",
+        f"{RESULTS}/metrics/{{problem}}/{{method}}/{{chunk}}.parquet",
     log:
-        f"logs/{RUN}/metrics/{{problem}}/{{method}}/seed{{seed}}.log",
+        f"logs/{RUN}/metrics/{{problem}}/{{method}}/{{chunk}}.log",
     threads: 1
     resources:
         runtime=10,

@@ -1,19 +1,20 @@
-# Stage 2: one BO run per (problem, method, seed); checkpoints make retries resume.
+# Stage 2: one BO job per (problem, method, seed chunk); per-seed checkpoints make retries resume.
 
 
 rule bo_run:
     input:
         problem=f"{RESULTS}/problems/{{problem}}.json",
     output:
-        f"{RESULTS}/runs/{{problem}}/{{method}}/seed{{seed}}.parquet",
+        f"{RESULTS}/runs/{{problem}}/{{method}}/{{chunk}}.parquet",
     params:
         spec=lambda wc: config["methods"][wc.method],
         budget=lambda wc: run_budget(wc)[0],
         n_init=lambda wc: run_budget(wc)[1],
         settings=config["bo"],
-        checkpoint=lambda wc: f"{RESULTS}/checkpoints/{wc.problem}/{wc.method}/seed{wc.seed}.ckpt",
+        seeds=lambda wc: CHUNK_SEEDS[wc.chunk],
+        checkpoint_dir=lambda wc: f"{RESULTS}/checkpoints/{wc.problem}/{wc.method}",
     log:
-        f"logs/{RUN}/runs/{{problem}}/{{method}}/seed{{seed}}.log",
+        f"logs/{RUN}/runs/{{problem}}/{{method}}/{{chunk}}.log",
     threads: 1
     resources:
         runtime=bo_runtime_min,

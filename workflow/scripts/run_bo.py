@@ -9,10 +9,10 @@ run_from_spec(
     problem_label=snakemake.wildcards.problem,
     method_label=snakemake.wildcards.method,
     method_spec=snakemake.params.spec,
-    seed=int(snakemake.wildcards.seed),
+    seeds=snakemake.params.seeds,
     budget=snakemake.params.budget,
     n_init=snakemake.params.n_init,
     settings=snakemake.params.settings,
     out=snakemake.output[0],
-    checkpoint=snakemake.params.checkpoint,
+    checkpoint_dir=snakemake.params.checkpoint_dir,
 )

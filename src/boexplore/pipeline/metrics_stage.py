@@ -16,11 +16,13 @@ log = logging.getLogger("boexplore.pipeline")
 
 
 def score_run(trace_path: str | Path, out: str | Path) -> None:
-    """Per-prefix exploration metrics of one trace."""
+    """Per-prefix exploration metrics of every seed's trace in one trace file."""
     from boexplore.metrics import score_trace
 
     trace = pd.read_parquet(trace_path)
-    scored = score_trace(trace)
+    scored = pd.concat(
+        [score_trace(part) for _, part in trace.groupby("seed", sort=True)], ignore_index=True
+    )
     atomic_write_parquet(scored, out)
     log.info("scored %s: %d prefixes", trace_path, len(scored))
 
@@ -75,8 +77,8 @@ def aggregate_metrics(
 def summarize_runs(run_files: Sequence[str | Path], out: str | Path) -> pd.DataFrame:
     """Per-run summary: final best value / regret and time per iteration."""
     rows = []
-    for path in run_files:
-        trace = pd.read_parquet(path)
+    traces = (part for path in run_files for _, part in pd.read_parquet(path).groupby("seed", sort=True))
+    for trace in traces:
         per_iter = trace[~trace["is_initial"]].drop_duplicates("iteration")
         rows.append(
             {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +17,19 @@ def run_from_spec(
     problem_label: str,
     method_label: str,
     method_spec: str,
-    seed: int,
+    seeds: Sequence[int],
     budget: int,
     n_init: int,
     settings: Mapping[str, Any],
     out: str | Path,
-    checkpoint: str | Path | None = None,
+    checkpoint_dir: str | Path | None = None,
 ) -> None:
-    """Run BO on the saved instance and write the trace parquet atomically."""
+    """Run BO on the saved instance for each seed in turn; write all traces to one parquet.
+
+    Each seed checkpoints to ``<checkpoint_dir>/seed<k>.ckpt`` after every
+    iteration, so a killed job resumes at the seed and iteration it reached.
+    """
+    import pandas as pd
     import torch
 
     from boexplore.bo import run_bo
@@ -34,21 +39,27 @@ def run_from_spec(
     torch.set_num_threads(int(settings.pop("torch_threads", 1)))
     extra = dict(settings.pop("extra", {}) or {})
     problem = load_instance(problem_json)
-    if checkpoint is not None:
-        Path(checkpoint).parent.mkdir(parents=True, exist_ok=True)
-    log.info("run %s / %s (%s) seed %d budget %d", problem_label, method_label, method_spec, seed, budget)
-    trace = run_bo(
-        problem,
-        method_spec,
-        seed=int(seed),
-        budget=int(budget),
-        n_init=int(n_init),
-        checkpoint=Path(checkpoint) if checkpoint else None,
-        progress=True,
-        method_label=method_label,
-        problem_label=problem_label,
-        **settings,
-        **extra,
-    )
+    if checkpoint_dir is not None:
+        Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
+    traces = []
+    for seed in seeds:
+        log.info("run %s / %s (%s) seed %d budget %d", problem_label, method_label, method_spec, seed, budget)
+        checkpoint = Path(checkpoint_dir) / f"seed{seed}.ckpt" if checkpoint_dir is not None else None
+        traces.append(
+            run_bo(
+                problem,
+                method_spec,
+                seed=int(seed),
+                budget=int(budget),
+                n_init=int(n_init),
+                checkpoint=checkpoint,
+                progress=True,
+                method_label=method_label,
+                problem_label=problem_label,
+                **settings,
+                **extra,
+            )
+        )
+    trace = pd.concat(traces, ignore_index=True)
     atomic_write_parquet(trace, out)
-    log.info("wrote %s (%d rows)", out, len(trace))
+    log.info("wrote %s (%d rows, %d seeds)", out, len(trace), len(traces))
