@@ -24,27 +24,38 @@ METRIC_LABELS: dict[str, str] = {
 
 
 def _legend(fig: plt.Figure, colors: Mapping[str, str], labels: Iterable[str]) -> None:
-    handles = [Line2D([], [], color=colors[m], lw=2, marker="o", ms=4, label=m)
-               for m in labels]
+    handles = [Line2D([], [], color=colors[m], lw=2, marker="o", ms=4, label=m) for m in labels]
     fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), title="method")
 
 
-def plot_trajectories(traj: pd.DataFrame, png_path: str | os.PathLike,
-                      inputs: Iterable[str | os.PathLike] = (),
-                      config_section: Mapping[str, Any] | None = None,
-                      metrics: tuple[str, ...] = ("otsd_norm", "oe_rel")) -> list[Path]:
+def plot_trajectories(
+    traj: pd.DataFrame,
+    png_path: str | os.PathLike,
+    inputs: Iterable[str | os.PathLike] = (),
+    config_section: Mapping[str, Any] | None = None,
+    metrics: tuple[str, ...] = ("otsd_norm", "oe_rel"),
+) -> list[Path]:
     """Figure 1: median (line) and bootstrap band per method vs evaluations, per problem."""
     set_style()
     traj = traj[traj["metric"].isin(metrics)]
     if traj.empty:
         raise ValueError("trajectory table has none of the metrics " + ", ".join(metrics))
-    problems = (traj[["problem", "dim"]].drop_duplicates().sort_values(["dim", "problem"])
-                ["problem"].tolist())
+    problems = (
+        traj[["problem", "dim"]]
+        .drop_duplicates()
+        .sort_values(["dim", "problem"])["problem"]
+        .tolist()
+    )
     present = [m for m in metrics if m in set(traj["metric"])]
     labels = method_order(traj["method"])
     colors = method_colors(labels)
-    fig, axes = plt.subplots(len(present), len(problems), squeeze=False, sharex="col",
-                             figsize=(2.6 * len(problems) + 0.5, 2.2 * len(present)))
+    fig, axes = plt.subplots(
+        len(present),
+        len(problems),
+        squeeze=False,
+        sharex="col",
+        figsize=(2.6 * len(problems) + 0.5, 2.2 * len(present)),
+    )
     for i, metric in enumerate(present):
         for j, problem in enumerate(problems):
             ax = axes[i, j]
@@ -54,8 +65,9 @@ def plot_trajectories(traj: pd.DataFrame, png_path: str | os.PathLike,
                 if g.empty:
                     continue
                 ax.plot(g["n"], g["median"], color=colors[m], lw=1.4)
-                ax.fill_between(g["n"], g["ci_low"], g["ci_high"], color=colors[m],
-                                alpha=0.15, lw=0)
+                ax.fill_between(
+                    g["n"], g["ci_low"], g["ci_high"], color=colors[m], alpha=0.15, lw=0
+                )
             if i == 0:
                 d = int(sub["dim"].iloc[0]) if not sub.empty else "?"
                 ax.set_title(f"{problem} (d={d})")
@@ -68,10 +80,15 @@ def plot_trajectories(traj: pd.DataFrame, png_path: str | os.PathLike,
     return save_figure(fig, png_path, inputs, config_section)
 
 
-def plot_otsd_vs_oe(cells: pd.DataFrame, correlation: Mapping[str, float],
-                    png_path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = (),
-                    config_section: Mapping[str, Any] | None = None,
-                    x: str = "otsd_norm", y: str = "oe_rel") -> list[Path]:
+def plot_otsd_vs_oe(
+    cells: pd.DataFrame,
+    correlation: Mapping[str, float],
+    png_path: str | os.PathLike,
+    inputs: Iterable[str | os.PathLike] = (),
+    config_section: Mapping[str, Any] | None = None,
+    x: str = "otsd_norm",
+    y: str = "oe_rel",
+) -> list[Path]:
     """Figure 2: one point per (problem, method) cell; Spearman rho in the title."""
     set_style()
     labels = method_order(cells["method"])
@@ -82,26 +99,41 @@ def plot_otsd_vs_oe(cells: pd.DataFrame, correlation: Mapping[str, float],
     for m in labels:
         g = cells[cells["method"] == m]
         for d, gd in g.groupby("dim"):
-            ax.scatter(gd[x], gd[y], color=colors[m], marker=markers.get(d, "o"), s=28,
-                       edgecolor="white", linewidth=0.4)
+            ax.scatter(
+                gd[x],
+                gd[y],
+                color=colors[m],
+                marker=markers.get(d, "o"),
+                s=28,
+                edgecolor="white",
+                linewidth=0.4,
+            )
     rho, lo, hi = (correlation.get(k, np.nan) for k in ("rho", "ci_low", "ci_high"))
-    ax.set_title(f"Spearman ρ = {rho:.2f} [{lo:.2f}, {hi:.2f}], "
-                 f"{int(correlation.get('n_cells', len(cells)))} cells")
+    ax.set_title(
+        f"Spearman ρ = {rho:.2f} [{lo:.2f}, {hi:.2f}], "
+        f"{int(correlation.get('n_cells', len(cells)))} cells"
+    )
     ax.set_xlabel(f"final {METRIC_LABELS.get(x, x)} (median over seeds)")
     ax.set_ylabel(f"final {METRIC_LABELS.get(y, y)}")
     handles = [Line2D([], [], color=colors[m], marker="o", ls="", label=m) for m in labels]
-    handles += [Line2D([], [], color="grey", marker=markers[d], ls="", label=f"d={d}")
-                for d in dims if d in markers]
+    handles += [
+        Line2D([], [], color="grey", marker=markers[d], ls="", label=f"d={d}")
+        for d in dims
+        if d in markers
+    ]
     ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=7)
     fig.tight_layout()
     return save_figure(fig, png_path, inputs, config_section)
 
 
-def plot_exploration_vs_dimension(cells: pd.DataFrame, png_path: str | os.PathLike,
-                                  inputs: Iterable[str | os.PathLike] = (),
-                                  config_section: Mapping[str, Any] | None = None,
-                                  metrics: tuple[str, ...] = ("otsd_norm", "oe_rel"),
-                                  relative_to: str | None = "random") -> list[Path]:
+def plot_exploration_vs_dimension(
+    cells: pd.DataFrame,
+    png_path: str | os.PathLike,
+    inputs: Iterable[str | os.PathLike] = (),
+    config_section: Mapping[str, Any] | None = None,
+    metrics: tuple[str, ...] = ("otsd_norm", "oe_rel"),
+    relative_to: str | None = "random",
+) -> list[Path]:
     """Figure 3: exploration per method against d (median over problems of each d).
 
     With ``relative_to`` present, the OTSD panel shows the ratio to that method
@@ -111,8 +143,9 @@ def plot_exploration_vs_dimension(cells: pd.DataFrame, png_path: str | os.PathLi
     labels = method_order(cells["method"])
     colors = method_colors(labels)
     present = [m for m in metrics if m in cells.columns]
-    fig, axes = plt.subplots(1, len(present), squeeze=False,
-                             figsize=(3.4 * len(present) + 0.6, 3.0))
+    fig, axes = plt.subplots(
+        1, len(present), squeeze=False, figsize=(3.4 * len(present) + 0.6, 3.0)
+    )
     for k, metric in enumerate(present):
         ax = axes[0, k]
         data = cells[["problem", "dim", "method", metric]].copy()

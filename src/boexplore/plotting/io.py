@@ -13,9 +13,13 @@ from matplotlib.figure import Figure
 from boexplore.plotting.sidecar import write_sidecar
 
 
-def save_figure(fig: Figure, png_path: str | os.PathLike, inputs: Iterable[str | os.PathLike],
-                config_section: Mapping[str, Any] | None = None,
-                extra: Mapping[str, Any] | None = None) -> list[Path]:
+def save_figure(
+    fig: Figure,
+    png_path: str | os.PathLike,
+    inputs: Iterable[str | os.PathLike],
+    config_section: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> list[Path]:
     """Write ``<name>.png``, ``<name>.pdf`` and ``<name>.json``; close the figure."""
     png = Path(png_path)
     if png.suffix != ".png":

@@ -15,14 +15,19 @@ from boexplore.plotting.io import save_figure
 from boexplore.plotting.style import set_style
 
 
-def plot_tour_quality(tours: pd.DataFrame, png_path: str | os.PathLike,
-                      inputs: Iterable[str | os.PathLike] = (),
-                      config_section: Mapping[str, Any] | None = None) -> list[Path]:
+def plot_tour_quality(
+    tours: pd.DataFrame,
+    png_path: str | os.PathLike,
+    inputs: Iterable[str | os.PathLike] = (),
+    config_section: Mapping[str, Any] | None = None,
+) -> list[Path]:
     """ECDFs of heuristic/best and heuristic/lower-bound ratios, one line per prefix size."""
     set_style()
     fig, axes = plt.subplots(1, 2, figsize=(7.0, 2.9), sharey=True)
-    panels = (("ratio_best", "OTSD / best tour (Held–Karp or 2-opt+Or-opt)"),
-              ("ratio_lb", "OTSD / lower bound"))
+    panels = (
+        ("ratio_best", "OTSD / best tour (Held–Karp or 2-opt+Or-opt)"),
+        ("ratio_lb", "OTSD / lower bound"),
+    )
     sizes = sorted(tours["n"].unique()) if not tours.empty else []
     cmap = plt.get_cmap("viridis")
     for ax, (col, xlabel) in zip(axes, panels, strict=True):
@@ -35,8 +40,13 @@ def plot_tour_quality(tours: pd.DataFrame, png_path: str | os.PathLike,
             v = v[np.isfinite(v)]
             if v.size == 0:
                 continue
-            ax.step(v, np.arange(1, v.size + 1) / v.size, where="post",
-                    color=cmap(i / max(len(sizes) - 1, 1)), label=f"T = {n}")
+            ax.step(
+                v,
+                np.arange(1, v.size + 1) / v.size,
+                where="post",
+                color=cmap(i / max(len(sizes) - 1, 1)),
+                label=f"T = {n}",
+            )
         ax.axvline(1.0, color="grey", lw=0.8, ls="--")
     axes[0].set_ylabel("fraction of traces")
     if sizes:
