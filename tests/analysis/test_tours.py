@@ -95,3 +95,19 @@ def test_trace_tour_quality_on_files(tmp_path):
     assert len(out) == 2 * 3 and set(out["n"]) == {8, 20, 30}
     assert (out["ratio_best"] >= 1).all()
     assert set(out["tour_method"]) == {"held_karp", "2opt+oropt"}
+
+
+def test_trace_file_with_several_seeds_gives_one_trace_per_seed(tmp_path):
+    import pandas as pd
+
+    both = pd.concat(
+        [synthetic_trace(2, 12, seed=3), synthetic_trace(2, 12, kind="cluster", seed=4)]
+    )
+    p = tmp_path / "seeds3-4.parquet"
+    both.to_parquet(p)
+    out = trace_tour_quality([p], prefix_sizes=[12], max_traces=10)
+    assert sorted(out["seed"]) == [3, 4] and (out["n"] == 12).all()
+    one = trace_tour_quality([p], prefix_sizes=[12], max_traces=1)
+    assert len(one) == 1
+    with pytest.raises(ValueError, match="max_traces"):
+        trace_tour_quality([p], [5], max_traces=0)

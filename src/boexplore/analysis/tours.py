@@ -221,46 +221,49 @@ def trace_tour_quality(
     exact_max: int = 11,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Tour-quality rows for a seeded subsample of trace files and prefix sizes."""
-    paths = sorted(str(p) for p in paths)
-    rng = np.random.default_rng(seed)
-    if len(paths) > max_traces:
-        paths = sorted(rng.choice(paths, size=max_traces, replace=False).tolist())
-    rows = []
-    for path in paths:
+    """Tour-quality rows for a seeded subsample of traces and prefix sizes.
+
+    A trace file may hold several seeds (``seeds<a>-<b>.parquet``); every
+    (file, seed) group is one trace. Files are visited in a seeded random order
+    until ``max_traces`` traces are collected.
+    """
+    if max_traces < 1:
+        raise ValueError(f"max_traces must be >= 1, got {max_traces}")
+    order = sorted(str(p) for p in paths)
+    order = [order[i] for i in np.random.default_rng(seed).permutation(len(order))]
+    rows: list[dict[str, object]] = []
+    n_traces = 0
+    for path in order:
+        if n_traces >= max_traces:
+            break
         tr = pd.read_parquet(path)
-        if "eval_index" in tr.columns:
-            tr = tr.sort_values("eval_index")
-        X = tr[x_columns(tr)].to_numpy(float)
-        if X.shape[0] == 0:
-            continue
-        sizes = sorted({min(int(s), X.shape[0]) for s in prefix_sizes if int(s) >= 2})
-        for n in sizes:
-            res = tour_quality(X[:n], exact_max=exact_max)
-            rows.append(
-                {
-                    "trace": path,
-                    "problem": tr["problem"].iloc[0],
-                    "dim": int(X.shape[1]),
-                    "method": tr["method"].iloc[0],
-                    "seed": int(tr["seed"].iloc[0]),
-                    **res,
-                }
-            )
+        groups = tr.groupby("seed", sort=True) if "seed" in tr.columns else [(0, tr)]
+        for run_seed, g in groups:
+            if n_traces >= max_traces:
+                break
+            if "eval_index" in g.columns:
+                g = g.sort_values("eval_index")
+            X = g[x_columns(g)].to_numpy(float)
+            if X.shape[0] < 2:
+                continue
+            n_traces += 1
+            sizes = sorted({min(int(s), X.shape[0]) for s in prefix_sizes if int(s) >= 2})
+            for n in sizes:
+                res = tour_quality(X[:n], exact_max=exact_max)
+                rows.append(
+                    {
+                        "trace": path,
+                        "problem": g["problem"].iloc[0] if "problem" in g else "",
+                        "dim": int(X.shape[1]),
+                        "method": g["method"].iloc[0] if "method" in g else "",
+                        "seed": int(run_seed),
+                        **res,
+                    }
+                )
     cols = [
-        "trace",
-        "problem",
-        "dim",
-        "method",
-        "seed",
-        "n",
-        "heuristic",
-        "best",
-        "lower_bound",
-        "tour_method",
-        "ratio_best",
-        "ratio_lb",
-    ]
+        "trace", "problem", "dim", "method", "seed", "n", "heuristic", "best",
+        "lower_bound", "tour_method", "ratio_best", "ratio_lb",
+    ]  # fmt: skip
     if not rows:
         return pd.DataFrame(columns=cols)
     return pd.DataFrame(rows)[cols]
