@@ -1,5 +1,9 @@
 """OE relative to uniform random points: ``oe_rel = oe_kl − E[oe_kl of uniform]``.
 
+The textbook estimator without the N >= d cut-off (``oe_kl_all``, the same
+estimator with ``min_points=1``) is used on both sides when the metrics table
+has it, so runs with fewer evaluations than dimensions still get an ``oe_rel``.
+
 The k-NN entropy estimator is biased upward in high dimension (≈ +5.6 at
 d = 20, +78 at d = 180 for ~200 uniform points), so raw OE values cannot be
 compared across problems. Subtracting the Monte-Carlo mean of the *same*
@@ -29,7 +33,7 @@ def default_prefix_estimator(X: np.ndarray) -> np.ndarray:
     from boexplore.metrics import observation_entropy
 
     T = X.shape[0]
-    res = np.asarray(observation_entropy(X, variant="kl"), dtype=float)
+    res = np.asarray(observation_entropy(X, variant="kl", min_points=1), dtype=float)
     if res.ndim == 1 and res.size == T:
         return res
     if res.ndim == 0:
@@ -91,8 +95,13 @@ class UniformOEBaseline:
 
 
 def add_oe_rel(metrics: pd.DataFrame, baseline: UniformOEBaseline) -> pd.DataFrame:
-    """Copy of ``metrics`` with ``oe_uniform`` and ``oe_rel = oe_kl − oe_uniform``."""
-    for col in ("dim", "n", "oe_kl"):
+    """Copy of ``metrics`` with ``oe_uniform`` and ``oe_rel = OE − oe_uniform``.
+
+    OE is ``oe_kl_all`` when present (no N >= d cut-off, matching the default
+    baseline estimator), else ``oe_kl``.
+    """
+    source = "oe_kl_all" if "oe_kl_all" in metrics.columns else "oe_kl"
+    for col in ("dim", "n", source):
         if col not in metrics.columns:
             raise ValueError(f"metrics table lacks column {col!r} needed for oe_rel")
     out = metrics.copy()
@@ -104,5 +113,5 @@ def add_oe_rel(metrics: pd.DataFrame, baseline: UniformOEBaseline) -> pd.DataFra
         curve = baseline.curve(int(d), int(ns[mask].max()))
         base[mask] = curve[ns[mask] - 1]
     out["oe_uniform"] = base
-    out["oe_rel"] = out["oe_kl"].astype(float) - base
+    out["oe_rel"] = out[source].astype(float) - base
     return out

@@ -92,10 +92,13 @@ class EntropyAccumulator:
         """True when the next prefix needs a larger k than the stored neighbour lists hold."""
         return k_schedule(self.n + 1) > self.k_max
 
-    def value(self, variant: str = "kl") -> float:
-        """OE of the current prefix (NaN when undefined, see module docstring)."""
+    def value(self, variant: str = "kl", min_points: int | None = None) -> float:
+        """OE of the current prefix (NaN when undefined, see module docstring).
+
+        ``min_points`` overrides the accumulator's cut-off for this call only.
+        """
         N = self.n
-        if N < self.min_points:
+        if N < (self.min_points if min_points is None else min_points):
             return math.nan
         if variant == "kl":
             n = self.kl.count
