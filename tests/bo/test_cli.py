@@ -31,3 +31,16 @@ def test_bad_method_is_a_clean_error(tmp_path, capsys):
 def test_methods_lists(capsys):
     assert main(["methods"]) == 0
     assert "kg" in capsys.readouterr().out
+
+
+def test_run_from_problem_file(tmp_path):
+    from boexplore.problems import get_problem, save_instance
+
+    path = save_instance(get_problem("ackley", 3), tmp_path / "ackley3.json")
+    out = tmp_path / "t.parquet"
+    args = ["run", "--problem-file", str(path), "--method", "sobol", "--seed", "2",
+            "--budget", "9", "--n-init", "5", "--out", str(out), "--quiet"]  # fmt: skip
+    assert main(args) == 0
+    trace = pd.read_parquet(out)
+    assert set(trace["problem"]) == {"ackley3"} and trace.shape[0] == 9
+    assert [c for c in trace.columns if c.startswith("x_")] == ["x_0", "x_1", "x_2"]
