@@ -47,3 +47,19 @@ def test_bootstrap_ci_covers_and_entropy():
     assert lo < est < hi and lo < 2.0 < hi
     assert entropy(np.array([1, 1, 1, 1])) == pytest.approx(np.log(4))
     assert entropy(np.array([0, 5, 0])) == 0.0
+
+
+def test_incumbent_fraction():
+    import pandas as pd
+
+    from boexplore.parametric.summary import incumbent_fraction
+
+    g = pd.DataFrame(
+        {
+            "index": [3, 5, 5, 3, 7],
+            "y": [1.0, 2.0, 0.5, 0.0, 0.0],
+            "is_initial": [True, True, False, False, False],
+        }
+    )
+    # after round 2 the incumbent is 5 (y=2): rounds 3..5 query 5 (yes), 3 (no), 7 (no)
+    assert incumbent_fraction(g) == pytest.approx(1 / 3)

@@ -8,6 +8,17 @@ import pandas as pd
 from boexplore.parametric.stats import bootstrap_ci, entropy, loglog_slope
 
 
+def incumbent_fraction(g: pd.DataFrame) -> float:
+    """Fraction of non-initial rounds that re-query the point with the best observation so far."""
+    best_y: dict[int, float] = {}
+    hits = []
+    for idx, y, initial in zip(g["index"], g["y"], g["is_initial"], strict=True):
+        if not initial and best_y:
+            hits.append(idx == max(best_y, key=best_y.get))
+        best_y[idx] = max(best_y.get(idx, -np.inf), y)
+    return float(np.mean(hits)) if hits else float("nan")
+
+
 def e1_per_seed(
     traces: pd.DataFrame, slope_from: float = 0.5, late_window: int = 25
 ) -> pd.DataFrame:
