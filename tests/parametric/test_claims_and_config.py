@@ -48,6 +48,7 @@ def _synthetic_traces(T=60):
 
 def test_e1_per_seed_and_claims_verdicts():
     per = e1_per_seed(_synthetic_traces(), slope_from=0.5, late_window=10)
+    assert per["incumbent_frac"].isna().all()  # synthetic traces carry no indices
     assert per.loc[per.method == "rr_ts", "slope"].to_numpy() == pytest.approx(0.5, abs=1e-9)
     claims = claims_table(
         {"n_boot": 200, "ablations": ["nn_greedy"]}, per, ["nn1d"], None, None, 0.1, None, None

@@ -44,6 +44,9 @@ def e1_per_seed(
                 "late_frac_opt": float(late.mean()),
                 "simple_regret": float(g["regret"].iloc[-1]),
                 "ratio_decreasing": bool(half[-1] < half[0]) if len(half) > 1 else False,
+                "incumbent_frac": incumbent_fraction(g)
+                if {"index", "is_initial"} <= set(g.columns)
+                else np.nan,
             }
         )
     return pd.DataFrame(rows)
@@ -70,6 +73,7 @@ def e1_summary(
                 "late_frac_opt_mean": g["late_frac_opt"].mean(),
                 "stuck_frac": float((g["late_frac_opt"] < stuck_late_frac).mean()),
                 "simple_regret_mean": g["simple_regret"].mean(),
+                "incumbent_frac_mean": g["incumbent_frac"].mean(),
             }
         )
     return pd.DataFrame(rows)
