@@ -40,7 +40,11 @@ def _save(fig: plt.Figure, paths: list[str | Path]) -> None:
 
 
 def regret_curves(curves: pd.DataFrame, paths: list[str | Path]) -> None:
-    """Mean +- 2 s.e. of R_t per method on log-log axes, one panel per problem, inset R_t/t."""
+    """Mean +- 2 s.e. of R_t per method on log-log axes, one panel per problem, inset R_t/t.
+
+    On the log axis the lower band edge is clipped at R_t / 3 (a band reaching zero
+    would otherwise stretch the axis over decades and hide the curves).
+    """
     keys = sorted(curves["problem_key"].unique())
     fig, axes = plt.subplots(1, len(keys), figsize=(5.2 * len(keys), 4.2), squeeze=False)
     for ax, pk in zip(axes[0], keys, strict=True):
@@ -48,7 +52,7 @@ def regret_curves(curves: pd.DataFrame, paths: list[str | Path]) -> None:
         inset = ax.inset_axes([0.62, 0.08, 0.35, 0.32])
         for m, g in sub.groupby("method"):
             g = g.sort_values("t")
-            lo = np.maximum(g["R_mean"] - 2 * g["R_se"].fillna(0), 1e-3)
+            lo = np.maximum(g["R_mean"] - 2 * g["R_se"].fillna(0), g["R_mean"] / 3)
             ax.plot(g["t"], np.maximum(g["R_mean"], 1e-3), color=colour(m), label=m, lw=1.4)
             ax.fill_between(
                 g["t"], lo, g["R_mean"] + 2 * g["R_se"].fillna(0), color=colour(m), alpha=0.15
@@ -59,7 +63,9 @@ def regret_curves(curves: pd.DataFrame, paths: list[str | Path]) -> None:
         )
         inset.set_title("$R_t/t$", fontsize=7)
         inset.tick_params(labelsize=6)
-    axes[0][0].legend(fontsize=7, ncol=2, loc="upper left")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+    fig.tight_layout()
     _save(fig, paths)
 
 
@@ -95,8 +101,15 @@ def heatmaps(static: pd.DataFrame, dynamic: pd.DataFrame | None, paths: list[str
     ]
     if dynamic is not None and len(dynamic):
         panels.append(("R_T_mean", dynamic))
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.4), squeeze=False)
-    for ax, (col, df) in zip(axes[0], panels, strict=True):
+    titles = {
+        "argmax_entropy": "argmax entropy (static)",
+        "optimism_prob": "optimism probability (static)",
+        "p_argmax_opt": "P(argmax = x*) (static)",
+        "calibration_ratio": "calibration ratio (static)",
+        "R_T_mean": "mean regret $R_T$ (dynamic)",
+    }
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.9 * len(panels), 3.5), squeeze=False)
+    for idx, (ax, (col, df)) in enumerate(zip(axes[0], panels, strict=True)):
         piv = df.pivot_table(index="init_scale", columns="lam", values=col)
         im = ax.imshow(piv.to_numpy(), origin="lower", aspect="auto", cmap="viridis")
         ax.set_xticks(range(piv.shape[1]), [f"{v:g}" for v in piv.columns], fontsize=7)
@@ -112,8 +125,12 @@ def heatmaps(static: pd.DataFrame, dynamic: pd.DataFrame | None, paths: list[str
                     fontsize=6,
                     color="w",
                 )
-        ax.set(xlabel="$\\lambda$", ylabel="init scale s", title=col)
-        fig.colorbar(im, ax=ax, shrink=0.8)
+        ax.set(xlabel="$\\lambda$", title=titles.get(col, col))
+        if idx == 0 or col == "R_T_mean":
+            ax.set_ylabel("init scale s")
+        ax.title.set_fontsize(9)
+        fig.colorbar(im, ax=ax, shrink=0.8, pad=0.02)
+    fig.tight_layout(w_pad=1.5)
     _save(fig, paths)
 
 
