@@ -114,16 +114,41 @@ def _semantic_errors(config: Mapping[str, Any]) -> Iterator[str]:
     except ImportError:  # BO engine not installed: only syntax-free checks possible
         parse_method = None
     if parse_method is not None:
+        parsed = {}
         for label, spec in config["methods"].items():
             try:
-                parse_method(spec)
+                parsed[label] = parse_method(spec)
             except ValueError as exc:
                 yield f"config key methods.{label}: {exc}"
+        yield from _method_dim_errors(config, parsed)
     for i, rule in enumerate(config.get("exclude", [])):
         if not fnmatch.filter(config["problems"], rule["problem"]) or not fnmatch.filter(
             config["methods"], rule["method"]
         ):
             yield f"config key exclude.{i}: pattern matches no configured problem/method"
+
+
+PES_MAX_DIM_DEFAULT = 20  # BOSettings.pes_max_dim: PES is optimised by finite differences
+
+
+def _method_dim_errors(config: Mapping[str, Any], parsed: Mapping[str, Any]) -> Iterator[str]:
+    """Methods that refuse a problem's dimension (PES above pes_max_dim) unless excluded."""
+    from boexplore.problems import problem_info
+
+    limit = int(config.get("bo", {}).get("extra", {}).get("pes_max_dim", PES_MAX_DIM_DEFAULT))
+    for label, spec in parsed.items():
+        if spec.base != "pes":
+            continue
+        for problem, entry in config["problems"].items():
+            try:
+                dim = entry.get("dim") or problem_info(entry["name"]).default_dim
+            except KeyError:
+                continue
+            if dim and dim > limit and not is_excluded(config, problem, label):
+                yield (
+                    f"config key methods.{label}: pes is limited to d <= {limit} but problem "
+                    f"{problem!r} has d = {dim}; add an exclude rule or raise bo.extra.pes_max_dim"
+                )
 
 
 def validate_config(config: Mapping[str, Any], schema_dir: str | Path = SCHEMA_DIR) -> dict:

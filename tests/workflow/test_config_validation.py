@@ -126,3 +126,9 @@ def test_exclusion_and_run_table(smoke: dict) -> None:
 def test_seed_chunks() -> None:
     assert seed_chunks([3, 0, 1, 2, 4], 2) == [("seeds0-1", [0, 1]), ("seeds2-3", [2, 3]), ("seed4", [4])]
     assert seed_chunks([5], 3) == [("seed5", [5])]
+
+
+def test_pes_above_its_dimension_limit_is_rejected(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["exclude"] = [e for e in cfg["exclude"] if e["method"] != "pes"]
+    _rejects(cfg, "methods.pes", "hartmann6_d50")
