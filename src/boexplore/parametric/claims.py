@@ -16,20 +16,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
+from boexplore.analysis.claims import COLUMNS  # one claims-table format for both papers
 from boexplore.parametric.stats import bootstrap_ci
 
-COLUMNS = [
-    "claim_id",
-    "claim",
-    "statistic",
-    "value",
-    "ci_low",
-    "ci_high",
-    "threshold",
-    "verdict",
-    "n",
-    "note",
-]
 TEXT = {
     "P2-C1": "RR-TS has sublinear cumulative regret on realizable finite-domain problems",
     "P2-C2": "RR-TS regret is comparable to GP-TS and clearly better than random",
