@@ -31,12 +31,15 @@ def _key_path(parts: Any) -> str:
 def _load_schema_resources(schema_dir: Path):
     """Registry of every schema file in ``schema_dir`` so relative ``$ref`` resolves."""
     from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
 
     resources = []
     for file in sorted(schema_dir.glob("*.schema.yaml")):
         content = yaml.safe_load(file.read_text()) or {}
-        content.setdefault("$schema", "https://json-schema.org/draft/2020-12/schema")
-        resources.append((file.name, Resource.from_contents(content)))
+        # A `$schema` key would make jsonschema switch to the stock validator class for
+        # that subschema, which does not fill in defaults; the dialect is fixed here instead.
+        content.pop("$schema", None)
+        resources.append((file.name, Resource(contents=content, specification=DRAFT202012)))
     return Registry().with_resources(resources)
 
 

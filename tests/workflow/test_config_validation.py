@@ -37,6 +37,15 @@ def test_defaults_filled(smoke: dict) -> None:
     assert cfg["problems"]["branin"]["instance_seed"] == 0
 
 
+def test_defaults_filled_inside_referenced_sections(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["parametric"] = {}
+    cfg["analysis"] = {}
+    out = validate_config(cfg)
+    assert out["parametric"]["enabled"] is True
+    assert "thresholds" in out["analysis"]
+
+
 def _rejects(cfg: dict, *fragments: str) -> str:
     with pytest.raises(ConfigError) as err:
         validate_config(cfg)
