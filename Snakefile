@@ -14,6 +14,15 @@ if "run_name" not in config:
 
 
 include: "workflow/rules/common.smk"
+
+
+# Path-safe labels for problems and methods; a chunk is seed<k> or seeds<a>-<b>.
+wildcard_constraints:
+    problem=r"[A-Za-z0-9_.-]+",
+    method=r"[A-Za-z0-9_.-]+",
+    chunk=r"seeds?\d+(-\d+)?",
+
+
 include: "workflow/rules/problems.smk"
 include: "workflow/rules/runs.smk"
 include: "workflow/rules/metrics.smk"

@@ -18,12 +18,6 @@ ENV = "../../envs/boexplore.yaml"
 CHUNK_SEEDS = {r["chunk"]: r["seeds"] for r in RUNS}
 
 
-wildcard_constraints:
-    problem=r"[A-Za-z0-9_.-]+",
-    method=r"[A-Za-z0-9_.-]+",
-    chunk=r"seeds?\d+(-\d+)?",
-
-
 def run_file(problem, method, chunk):
     """Trace file of one BO job (one seed, or a chunk of seeds run in sequence)."""
     return f"{RESULTS}/runs/{problem}/{method}/{chunk}.parquet"
