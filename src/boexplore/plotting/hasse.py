@@ -57,10 +57,19 @@ def plot_taxonomy_hasse(
         layers = order.layers()
         n_layers = max(layers) + 1
         pos: dict[int, tuple[float, float]] = {}
+        per_row = 4  # wider layers wrap into several rows so labels never overlap
+        rows_in_layer = [
+            max(1, -(-sum(1 for lv in layers if lv == layer) // per_row)) for layer in range(n_layers)
+        ]
+        total_rows = sum(rows_in_layer)
+        row0 = 0
         for layer in range(n_layers):
             members = [k for k, lv in enumerate(layers) if lv == layer]
             for i, k in enumerate(members):
-                pos[k] = ((i + 1) / (len(members) + 1), 1 - (layer + 0.5) / n_layers)
+                row, col = divmod(i, per_row)
+                in_row = min(per_row, len(members) - row * per_row)
+                pos[k] = ((col + 1) / (in_row + 1), 1 - (row0 + row + 0.5) / total_rows)
+            row0 += rows_in_layer[layer]
         for u, v in order.hasse_edges():
             (x0, y0), (x1, y1) = pos[u], pos[v]
             ax.annotate(
@@ -70,6 +79,17 @@ def plot_taxonomy_hasse(
                 xycoords="axes fraction",
                 textcoords="axes fraction",
                 arrowprops={"arrowstyle": "-|>", "color": "0.4", "lw": 0.9},
+            )
+        if not order.hasse_edges():
+            ax.text(
+                0.5,
+                0.02,
+                "no significant ordering at this sample size",
+                ha="center",
+                va="bottom",
+                transform=ax.transAxes,
+                fontsize=7,
+                color="grey",
             )
         colors = method_colors(nodes)
         for k, members in enumerate(order.classes):
