@@ -87,7 +87,7 @@ def bo_mem_mb(wildcards, attempt):
 
 
 def final_outputs():
-    """Everything `rule all` builds: tables, figures, claims of every included stage."""
+    """Everything the default target builds: tables, figures, claims of every included stage."""
     outs = [
         f"{RESULTS}/tables/metrics.parquet",
         f"{RESULTS}/tables/runs_summary.csv",
