@@ -35,3 +35,10 @@ def test_bad_config_rejected_before_jobs(tmp_path) -> None:
     assert proc.returncode != 0
     assert "budget" in proc.stderr + proc.stdout
     assert not (tmp_path / "results").exists()
+
+
+def test_lint_is_clean(tmp_path) -> None:
+    proc = run_snakemake(
+        ["--lint", "--configfile", str(REPO / "config" / "smoke.yaml")], cwd=tmp_path, timeout=180
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
