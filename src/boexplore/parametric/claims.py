@@ -252,55 +252,37 @@ def claims_table(
             )
     # P2-C5: exploration vs lambda and s
     rho_min = float(th["rho_min"])
+    def rho_row(statistic: str, x: np.ndarray, y: np.ndarray, note: str) -> dict:
+        """P2-C5 row: Spearman rho >= rho_min with the interval above 0 reproduces it."""
+        v, lo, hi = _rho_ci(x, y, level, nb)
+        if not np.isfinite(v):
+            verdict = "inconclusive"
+        elif lo > 0 and v >= rho_min:
+            verdict = "reproduced"
+        elif hi < rho_min:
+            verdict = "not reproduced"
+        else:
+            verdict = "inconclusive"
+        threshold = f"rho >= {rho_min}, CI low > 0"
+        return _row("P2-C5", statistic, v, lo, hi, threshold, verdict, len(x), note)
+
     if e3_static is not None and len(e3_static):
         for var in ("lam", "init_scale"):
-            x = np.log(e3_static[var].to_numpy(float))
-            v, lo, hi = _rho_ci(x, e3_static["argmax_entropy"].to_numpy(float), level, nb)
-            verdict = (
-                "inconclusive"
-                if not np.isfinite(v)
-                else "reproduced"
-                if lo > 0 and v >= rho_min
-                else "not reproduced"
-                if hi < rho_min
-                else "inconclusive"
-            )
             rows.append(
-                _row(
-                    "P2-C5",
+                rho_row(
                     f"Spearman(log {var}, argmax entropy) in the static probe",
-                    v,
-                    lo,
-                    hi,
-                    f"rho >= {rho_min}, CI low > 0",
-                    verdict,
-                    len(x),
+                    np.log(e3_static[var].to_numpy(float)),
+                    e3_static["argmax_entropy"].to_numpy(float),
                     "bootstrap over grid cells",
                 )
             )
     if e3_dynamic is not None and len(e3_dynamic):
         for metric in ("otsd_norm", "late_argmax_entropy"):
-            x = np.log(e3_dynamic["lam"].to_numpy(float))
-            v, lo, hi = _rho_ci(x, e3_dynamic[metric].to_numpy(float), level, nb)
-            verdict = (
-                "inconclusive"
-                if not np.isfinite(v)
-                else "reproduced"
-                if lo > 0 and v >= rho_min
-                else "not reproduced"
-                if hi < rho_min
-                else "inconclusive"
-            )
             rows.append(
-                _row(
-                    "P2-C5",
+                rho_row(
                     f"Spearman(log lambda, {metric} of chosen points), dynamic runs",
-                    v,
-                    lo,
-                    hi,
-                    f"rho >= {rho_min}, CI low > 0",
-                    verdict,
-                    len(x),
+                    np.log(e3_dynamic["lam"].to_numpy(float)),
+                    e3_dynamic[metric].to_numpy(float),
                     "bootstrap over (lambda, s) cells",
                 )
             )
