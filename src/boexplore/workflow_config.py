@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from boexplore.bo.design import default_n_init, initial_design_problem
+
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "config" / "schema"
 
 
@@ -108,10 +110,15 @@ def _semantic_errors(config: Mapping[str, Any]) -> Iterator[str]:
                 f"config key problems.{label}.dim: {dim} is out of range for "
                 f"{info.name!r} (allowed: {info.dims})"
             )
-        budget = entry.get("budget") or config["budget"]
-        n_init = entry.get("n_init") or config["n_init"]
-        if n_init > budget:
-            yield f"config key problems.{label}: n_init ({n_init}) exceeds budget ({budget})"
+        if dim is not None:
+            budget = entry.get("budget") or config["budget"]
+            n_init = entry.get("n_init") or config.get("n_init")
+            if n_init is None:
+                n_init = default_n_init(int(dim), int(budget))
+            allow = bool(config.get("allow_large_init", False))
+            reason = initial_design_problem(int(n_init), int(budget), allow)
+            if reason is not None:
+                yield f"config key problems.{label}: {reason}"
     try:
         from boexplore.bo import parse_method
     except ImportError:  # BO engine not installed: only syntax-free checks possible
@@ -179,6 +186,23 @@ def is_excluded(config: Mapping[str, Any], problem: str, method: str) -> bool:
     )
 
 
+def problem_design(config: Mapping[str, Any], label: str) -> tuple[int, int, int]:
+    """(dim, budget, n_init) of problem instance ``label``, defaults resolved once.
+
+    ``n_init`` falls back to the config's global ``n_init`` and then to the d-aware
+    default of ``boexplore.bo.design.default_n_init``.
+    """
+    from boexplore.problems import problem_info
+
+    entry = config["problems"][label]
+    dim = entry.get("dim") or problem_info(entry["name"]).default_dim
+    budget = int(entry.get("budget") or config["budget"])
+    n_init = entry.get("n_init") or config.get("n_init")
+    if n_init is None:
+        n_init = default_n_init(int(dim), budget)
+    return int(dim), budget, int(n_init)
+
+
 def seed_chunks(seeds: list[int], per_job: int) -> list[tuple[str, list[int]]]:
     """Split the sorted seeds into jobs; label ``seed<k>`` for one seed, ``seeds<a>-<b>`` else."""
     ordered = sorted(int(s) for s in seeds)
@@ -198,9 +222,8 @@ def run_table(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     """
     chunks = seed_chunks(config["seeds"], int(config.get("seeds_per_job", 1)))
     rows = []
-    for problem, entry in config["problems"].items():
-        budget = entry.get("budget") or config["budget"]
-        n_init = entry.get("n_init") or config["n_init"]
+    for problem in config["problems"]:
+        _, budget, n_init = problem_design(config, problem)
         for method in config["methods"]:
             if is_excluded(config, problem, method):
                 continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from boexplore.bo.candidates import raasp_perturb, raasp_pool, sobol_points
+from boexplore.bo.candidates import raasp_perturb, raasp_pool, raasp_probability, sobol_points
 
 
 def test_raasp_changes_about_20_coordinates_in_d100():
@@ -21,12 +21,28 @@ def test_raasp_changes_about_20_coordinates_in_d100():
     assert changed.min() >= 1
 
 
-def test_raasp_low_dim_changes_every_coordinate():
-    d = 5  # 20/d >= 1 -> every coordinate is resampled
+def test_raasp_low_dim_keeps_a_local_component():
+    """At d <= 20 the 20/d rule alone would replace every coordinate (uniform points)."""
+    d, n = 6, 4000
     parent = torch.full((2, d), 0.5, dtype=torch.float64)
     lo, hi = torch.zeros(d, dtype=torch.float64), torch.ones(d, dtype=torch.float64)
-    cand = raasp_perturb(parent, 200, lo, hi, np.random.default_rng(1))
-    assert bool((cand != 0.5).all())
+    stats: dict[str, float] = {}
+    cand = raasp_perturb(parent, n, lo, hi, np.random.default_rng(1), stats=stats)
+    changed = (cand != 0.5).sum(dim=1).double()
+    # Binomial(6, 0.5) conditioned on >= 1: mean 3 / (1 - 2**-6) ~ 3.05
+    assert abs(changed.mean().item() - 3.0 / (1 - 2.0**-6)) < 0.1
+    assert changed.max() < d or (changed < d).float().mean() > 0.9
+    assert stats["raasp_n_perturbed"] == changed.mean().item()
+    # control: without the cap (max_prob = 1) every coordinate is replaced
+    uniform = raasp_perturb(parent, 200, lo, hi, np.random.default_rng(1), max_prob=1.0)
+    assert bool((uniform != 0.5).all())
+
+
+def test_raasp_probability_follows_20_over_d_at_high_d():
+    assert raasp_probability(180) == 20 / 180
+    assert raasp_probability(40) == 0.5
+    assert raasp_probability(2) == 0.5
+    assert raasp_probability(2, max_prob=1.0) == 1.0
 
 
 def test_raasp_pool_inside_box_and_mixed():

@@ -39,8 +39,23 @@ def test_run_from_problem_file(tmp_path):
     path = save_instance(get_problem("ackley", 3), tmp_path / "ackley3.json")
     out = tmp_path / "t.parquet"
     args = ["run", "--problem-file", str(path), "--method", "sobol", "--seed", "2",
-            "--budget", "9", "--n-init", "5", "--out", str(out), "--quiet"]  # fmt: skip
+            "--budget", "10", "--n-init", "5", "--out", str(out), "--quiet"]  # fmt: skip
     assert main(args) == 0
     trace = pd.read_parquet(out)
-    assert set(trace["problem"]) == {"ackley3"} and trace.shape[0] == 9
+    assert set(trace["problem"]) == {"ackley3"} and trace.shape[0] == 10
     assert [c for c in trace.columns if c.startswith("x_")] == ["x_0", "x_1", "x_2"]
+
+
+def test_initial_design_default_is_d_aware_and_large_designs_are_refused(tmp_path, capsys):
+    from boexplore.bo.design import default_n_init
+
+    assert default_n_init(2, 30) == 5 and default_n_init(6, 30) == 6
+    assert default_n_init(50, 60) == 12  # not the old all-Sobol run (2 d = 100 > 60)
+    assert default_n_init(180, 500) == 100 and default_n_init(2, 8) == 2
+    out = tmp_path / "t.parquet"
+    args = ["run", "--problem", "branin", "--dim", "2", "--method", "sobol", "--seed", "0",
+            "--budget", "10", "--n-init", "6", "--out", str(out), "--quiet"]  # fmt: skip
+    assert main(args) == 2
+    assert "--allow-large-init" in capsys.readouterr().err and not out.exists()
+    assert main([*args, "--allow-large-init"]) == 0
+    assert pd.read_parquet(out)["is_initial"].sum() == 6

@@ -25,7 +25,8 @@ SMALL_PARAMS = {
 def _columns(d: int) -> list[str]:
     head = ["problem", "dim", "method", "method_spec", "seed", "eval_index", "iteration"]
     head += ["batch_index", "is_initial"] + [f"x_{j}" for j in range(d)]
-    return head + ["y", "best_so_far", "regret", "fit_seconds", "acq_seconds", "fallback"]
+    tail = ["y", "best_so_far", "regret", "fit_seconds", "acq_seconds", "fallback"]
+    return head + tail + ["tr_length", "raasp_n_perturbed"]
 
 
 @pytest.mark.parametrize("base", sorted(METHODS))
@@ -130,7 +131,7 @@ def test_acquisition_timeout_falls_back_and_is_logged(fast):
     settings = dict(fast, acq_timeout=1e-4)
     trace = run_bo(Quadratic(2), "logei", seed=0, budget=6, n_init=4, **settings)
     flags = trace["fallback"].tolist()[4:]
-    assert all(f in ("timeout",) or f.startswith("error:") for f in flags)
+    assert flags == ["error:AcquisitionTimeout"] * 2
     X = trace[["x_0", "x_1"]].to_numpy()
     assert np.all((X >= 0) & (X <= 1))
 
@@ -177,3 +178,20 @@ def test_hard_time_limit_aborts_a_hanging_step(monkeypatch, fast):
     )
     assert time.perf_counter() - start < 20
     assert trace["fallback"].iloc[-1] == "error:AcquisitionTimeout"
+
+
+def test_trust_region_shrinks_within_budget_and_is_traced(fast):
+    """With TuRBO's tolerances at d = 2 (4 failures) the region acts within 30 evaluations."""
+    trace = run_bo(Quadratic(2), "logei+tr", seed=0, budget=30, n_init=5, **fast)
+    lengths = trace["tr_length"].to_numpy()
+    assert np.isnan(lengths[:5]).all() and np.isfinite(lengths[5:]).all()
+    assert lengths[5] == 0.8 and len(np.unique(lengths[5:])) > 1
+    plain = run_bo(Quadratic(2), "logei", seed=0, budget=6, n_init=5, **fast)
+    assert plain["tr_length"].isna().all() and plain["raasp_n_perturbed"].isna().all()
+
+
+def test_raasp_column_reports_perturbed_coordinates(fast):
+    trace = run_bo(Quadratic(4), "logei+raasp", seed=0, budget=7, n_init=5, **fast)
+    n_pert = trace["raasp_n_perturbed"].to_numpy()[5:]
+    # d = 4: p = min(20/4, 0.5) = 0.5 -> ~2 of 4 coordinates, never all on average
+    assert np.all((n_pert >= 1) & (n_pert < 3.5)), n_pert

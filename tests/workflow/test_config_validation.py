@@ -32,7 +32,7 @@ def test_shipped_configs_validate(name: str) -> None:
 
 def test_defaults_filled(smoke: dict) -> None:
     cfg = validate_config(smoke)
-    assert cfg["bo"]["warm_start"] is True
+    assert cfg["bo"]["warm_start"] is False
     assert cfg["resources"]["runtime_factor"] == 1.0
     assert cfg["problems"]["branin"]["instance_seed"] == 0
 

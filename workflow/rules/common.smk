@@ -1,7 +1,7 @@
 # Shared helpers: config validation, wildcard constraints, path builders, resources.
 import os
 
-from boexplore.workflow_config import ConfigError, run_table, validate_config
+from boexplore.workflow_config import ConfigError, problem_design, run_table, validate_config
 
 try:
     config = validate_config(config, schema_dir=os.path.join(workflow.basedir, "config/schema"))
@@ -45,8 +45,8 @@ def problem_entry(problem):
 
 def run_budget(wildcards):
     """(budget, n_init) of a problem instance."""
-    entry = problem_entry(wildcards.problem)
-    return (entry.get("budget") or config["budget"], entry.get("n_init") or config["n_init"])
+    _, budget, n_init = problem_design(config, wildcards.problem)
+    return budget, n_init
 
 
 # Relative cost of one acquisition step (measured, see docs/bo_timings.md).

@@ -27,7 +27,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--budget", type=int, required=True, help="total evaluations incl. initial design"
     )
     p.add_argument(
-        "--n-init", type=int, default=None, help="initial Sobol points (default 2*dim, min 2)"
+        "--n-init",
+        type=int,
+        default=None,
+        help="initial Sobol points (default min(max(5, dim+1), budget//5), at least 2)",
+    )
+    p.add_argument(
+        "--allow-large-init",
+        action="store_true",
+        help="accept an initial design larger than half the budget (refused by default)",
     )
     p.add_argument("--out", type=Path, required=True, help="output trace .parquet")
     p.add_argument("--checkpoint", type=Path, default=None, help="default: <out>.ckpt")
@@ -54,6 +62,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     import torch
 
     from boexplore.bo.checkpoint import atomic_write_bytes, default_checkpoint_path
+    from boexplore.bo.design import resolve_n_init
     from boexplore.bo.loop import run_bo
     from boexplore.problems import get_problem, load_instance
 
@@ -71,8 +80,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     settings = json.loads(args.settings)
     if not isinstance(settings, dict):
         raise ValueError("--settings must be a JSON object")
-    n_init = args.n_init if args.n_init is not None else max(2, 2 * problem.dim)
-    n_init = min(n_init, args.budget)
+    n_init = resolve_n_init(args.n_init, problem.dim, args.budget, args.allow_large_init)
     ckpt = args.checkpoint or default_checkpoint_path(args.out)
     if not args.quiet:
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")

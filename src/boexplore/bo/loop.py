@@ -7,6 +7,12 @@ the same seed). So (problem, method, seed, settings) fixes the trace, except
 for ``fit_seconds``/``acq_seconds`` (wall time) and runs where the acquisition
 time guard fired (``fallback`` column).
 
+Mechanism columns: ``tr_length`` is the trust-region side length (in units of
+the normalised lengthscales) used to propose each point, NaN for runs without
+``+tr``; ``raasp_n_perturbed`` is the mean number of coordinates the RAASP
+candidates of that iteration replaced, NaN without ``+raasp``. Together they
+show whether the trust region shrinks and RAASP stays local at a given budget.
+
 Resuming: the loop checkpoints after every iteration (atomic write). A run
 started with an existing checkpoint continues after its last iteration and
 ends with the same trace an uninterrupted run gives.
@@ -83,12 +89,22 @@ class _RunState:
         self.fit_seconds: list[float] = []
         self.acq_seconds: list[float] = []
         self.fallback: list[str] = []
+        self.tr_length: list[float] = []
+        self.raasp_n_perturbed: list[float] = []
         self.last_iteration = -1
         self.tr: dict | None = None
         self.warm: dict[str, np.ndarray] | None = None
 
     def append(
-        self, X: np.ndarray, y: np.ndarray, it: int, fit_s: float, acq_s: float, flag: str
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        it: int,
+        fit_s: float,
+        acq_s: float,
+        flag: str,
+        tr_length: float = math.nan,
+        raasp_n_perturbed: float = math.nan,
     ) -> None:
         self.X = np.vstack([self.X, X])
         self.y = np.concatenate([self.y, y])
@@ -98,6 +114,8 @@ class _RunState:
             self.fit_seconds.append(fit_s)
             self.acq_seconds.append(acq_s)
             self.fallback.append(flag)
+            self.tr_length.append(tr_length)
+            self.raasp_n_perturbed.append(raasp_n_perturbed)
         self.last_iteration = it
 
     def to_dict(self) -> dict[str, Any]:
@@ -145,6 +163,8 @@ def _trace(
     cols["fit_seconds"] = np.asarray(state.fit_seconds, dtype=float)
     cols["acq_seconds"] = np.asarray(state.acq_seconds, dtype=float)
     cols["fallback"] = list(state.fallback)
+    cols["tr_length"] = np.asarray(state.tr_length, dtype=float)
+    cols["raasp_n_perturbed"] = np.asarray(state.raasp_n_perturbed, dtype=float)
     return pd.DataFrame(cols)
 
 
@@ -163,8 +183,12 @@ def _step(
     it: int,
     q_it: int,
     tr: TrustRegionState | None,
+    stats: dict[str, float],
 ) -> tuple[np.ndarray, float, float, str]:
-    """One iteration's proposal: (X_new, fit_seconds, acq_seconds, fallback flag)."""
+    """One iteration's proposal: (X_new, fit_seconds, acq_seconds, fallback flag).
+
+    ``stats`` receives the step's diagnostics (``raasp_n_perturbed``).
+    """
     d = state.X.shape[1]
     clock = time.process_time if settings.clock == "cpu" else time.perf_counter
     ss = iteration_seed(seed, it)
@@ -195,7 +219,7 @@ def _step(
     flags = [] if info.status == "ok" else [f"fit_{info.status}"]
     t0 = clock()
     bounds = tr.bounds(center, _lengthscales(model)) if tr is not None else unit
-    X_new, flag = propose(spec, model, X_t, Y_t, bounds, q_it, settings, rng, it_seed)
+    X_new, flag = propose(spec, model, X_t, Y_t, bounds, q_it, settings, rng, it_seed, stats)
     acq_s = clock() - t0
     if flag:
         flags.append(flag)
@@ -302,13 +326,17 @@ def run_bo(
             else:
                 tr = TrustRegionState.from_dict(state.tr)
         q_it = min(q, budget - len(state.y))
-        X_new, fit_s, acq_s, flag = _step(spec, state, cfg, seed, it, q_it, tr)
+        stats: dict[str, float] = {}
+        X_new, fit_s, acq_s, flag = _step(spec, state, cfg, seed, it, q_it, tr, stats)
         y_new = _evaluate(problem, X_new)
+        tr_length = math.nan
         if tr is not None:
+            tr_length = tr.length
             finite = y_new[np.isfinite(y_new)]
             tr.update(float(finite.max()) if finite.size else float("nan"))
             state.tr = tr.to_dict()
-        state.append(X_new, y_new, it, fit_s, acq_s, flag)
+        n_pert = stats.get("raasp_n_perturbed", math.nan) if spec.raasp else math.nan
+        state.append(X_new, y_new, it, fit_s, acq_s, flag, tr_length, n_pert)
         save()
         report(it)
     return _trace(state, problem, method_spec, method_label, problem_label, seed, n_init)

@@ -73,10 +73,10 @@ METHODS: dict[str, MethodInfo] = {
         ),
         MethodInfo(
             "ts",
-            {"candidates": 0, "polish": True},
-            "Thompson sampling with pathwise (Matheron) samples over N Sobol points + "
-            "perturbations of the best points (candidates=0 -> N = min(5000, max(2000, 200 d))), "
-            "best ones polished by L-BFGS",
+            {"candidates": 0, "polish": False},
+            "Thompson sampling with pathwise (Matheron) samples, maximised over N Sobol points + "
+            "perturbations of the best points (candidates=0 -> N = min(5000, max(2000, 200 d))); "
+            "polish=true refines the best candidates by L-BFGS on the path (more boundary points)",
         ),
         MethodInfo(
             "greedy",

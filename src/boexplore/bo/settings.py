@@ -13,13 +13,18 @@ class BOSettings:
     num_restarts / raw_samples: optimize_acqf restarts and raw samples.
     acq_maxiter: L-BFGS-B iterations per restart of the AF optimiser.
     mc_samples: MC samples of q-batch acquisition functions.
-    warm_start: start each GP fit from the previous iteration's hyperparameters.
+    warm_start: start each GP fit from the previous iteration's hyperparameters
+        (off by default: cold fits are what plain BoTorch does; warm starts lowered
+        EI/PI exploration on Ackley-2, see docs/engine-fidelity.md).
     fit_retries: extra fit attempts (fresh hyperparameters, larger jitter).
-    acq_timeout: seconds allowed for one acquisition optimisation (None = no limit);
-        optimize_acqf stops at the limit and returns its best point so far
-        (trace ``fallback = "timeout"``); any error in the acquisition step falls
-        back to a Sobol point (``fallback = "error:<Type>"``).
-    raasp_*: RAASP pool (number of parents, fraction of perturbed rows, 20/d rule numerator).
+    acq_timeout: hard limit in seconds on one acquisition step (None = no limit). The
+        step is aborted (SIGALRM, main thread) and replaced by uniform random points in
+        the search box (trace ``fallback = "error:AcquisitionTimeout"``). No soft limit
+        is passed to ``optimize_acqf``: in BoTorch 0.18 that changes its optimisation
+        path and returns points far below the acquisition maximum.
+    raasp_*: RAASP pool (number of parents, fraction of perturbed rows, 20/d rule
+        numerator, cap on the per-coordinate perturbation probability so that at low d
+        a candidate keeps part of its parent: ``p = min(numerator / d, max_prob)``).
     ts_polish_top: number of best TS candidates polished by L-BFGS per path.
     tr_*: trust-region tolerances (0 -> TuRBO default).
     pes_max_dim: PES is optimised by finite differences (BoTorch's advice: its EP
@@ -34,12 +39,13 @@ class BOSettings:
     raw_samples: int = 512
     acq_maxiter: int = 200
     mc_samples: int = 128
-    warm_start: bool = True
+    warm_start: bool = False
     fit_retries: int = 2
     acq_timeout: float | None = None
     raasp_n_best: int = 5
     raasp_fraction: float = 0.5
     raasp_prob_numerator: float = 20.0
+    raasp_max_prob: float = 0.5
     ts_polish_top: int = 3
     tr_success_tolerance: int = 3
     tr_failure_tolerance: int = 0
@@ -60,6 +66,10 @@ class BOSettings:
                 raise ValueError(f"BO setting {key} must be >= 1, got {getattr(out, key)}")
         if out.clock not in ("wall", "cpu"):
             raise ValueError(f"BO setting clock must be 'wall' or 'cpu', got {out.clock!r}")
+        if not 0.0 < out.raasp_max_prob <= 1.0:
+            raise ValueError(
+                f"BO setting raasp_max_prob must be in (0, 1], got {out.raasp_max_prob}"
+            )
         if out.acq_timeout is not None and out.acq_timeout <= 0:
             raise ValueError(f"BO setting acq_timeout must be > 0, got {out.acq_timeout}")
         return out

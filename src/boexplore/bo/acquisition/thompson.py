@@ -4,9 +4,13 @@ Each of the q points maximises its own independent posterior sample path
 (``draw_matheron_paths`` with sample shape (q,)). A path is first maximised
 over a candidate set: N Sobol points in the search box plus perturbations of
 the best observed points -- N/4 Gaussian ones (all coordinates, sd 0.05 of the
-box width, clipped) by default, or N RAASP ones with ``+raasp``; the best
+box width, clipped) by default, or N RAASP ones with ``+raasp``. That is the
+maximiser of TuRBO and BoTorch's TS tutorials, and what the paper describes
+(``ts``, ``polish=False``, the default). With ``ts(polish=true)`` the best
 ``polish_top`` candidates are then refined by L-BFGS-B on the path (it is
-differentiable).
+differentiable); this changes the method's exploration: at d = 50 ~40 % of the
+polished coordinates land exactly on the box boundary (OTSD 1.29x random
+search's, against 0.98x without polish), and at d = 6 it makes TS cluster.
 """
 
 from __future__ import annotations
@@ -68,14 +72,17 @@ def thompson_batch(
     seed: int,
     raasp_n_best: int = 5,
     raasp_prob_numerator: float = 20.0,
-    timeout: float | None = None,
+    raasp_max_prob: float = 0.5,
+    stats: dict[str, float] | None = None,
 ) -> torch.Tensor:
     """q points, each the maximiser of one independent posterior sample path."""
     lower, upper = bounds[0], bounds[1]
     cand = sobol_points(n_candidates, lower, upper, seed)
     order = torch.argsort(y_model.reshape(-1), descending=True)[:raasp_n_best]
     if raasp:
-        pert = raasp_perturb(X[order], n_candidates, lower, upper, rng, raasp_prob_numerator)
+        pert = raasp_perturb(
+            X[order], n_candidates, lower, upper, rng, raasp_prob_numerator, raasp_max_prob, stats
+        )
     else:
         pert = gaussian_perturb(X[order], n_candidates // 4, lower, upper, rng)
     cand = torch.cat([cand, pert])
@@ -93,7 +100,6 @@ def thompson_batch(
                 obj,  # type: ignore[arg-type]
                 lower_bounds=lower,
                 upper_bounds=upper,
-                timeout_sec=None if timeout is None else timeout / q,
             )
             j = int(torch.argmax(vs))
             if vs[j] > best_v:
