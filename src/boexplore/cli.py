@@ -2,7 +2,9 @@
 
 Each subpackage contributes its commands through a ``cli`` module exposing
 ``register(subparsers)``; heavy imports (torch, botorch) happen inside the
-command handlers so ``boexplore --help`` stays fast.
+command handlers so ``boexplore --help`` stays fast. A command whose package needs an
+extra that is not installed (``pip install boexplore`` has numpy and scipy only) is left
+out and named in the help epilog, so ``boexplore metrics`` works on the base install.
 """
 
 from __future__ import annotations
@@ -31,14 +33,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"boexplore {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    missing: list[str] = []
     for name in COMMAND_MODULES:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
+            dependency = (exc.name or "").split(".")[0]
+            if exc.name == name:  # no such command module in this version
+                continue
+            if dependency and dependency != "boexplore":  # an optional extra is not installed
+                missing.append(f"{name.split('.')[1]} (needs {dependency})")
+                continue
+            raise
         module.register(sub)
+    if missing:
+        parser.epilog = (
+            "Commands not available in this install: "
+            + ", ".join(missing)
+            + ". Install them with pip install 'boexplore[all]'."
+        )
     return parser
 
 

@@ -1,6 +1,6 @@
 """Validate a workflow config before any job runs.
 
-Two layers: the JSON Schema in ``config/schema/`` (types, ranges, unknown keys,
+Two layers: the JSON Schema shipped in ``boexplore.schema`` (types, ranges, unknown keys,
 defaults filled in) and semantic checks the schema cannot express (the problem
 is registered, the dimension is allowed for it, the method spec parses).
 Every error names the offending key, e.g. ``methods.ucb_hi``.
@@ -16,7 +16,9 @@ from typing import Any
 
 import yaml
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "config" / "schema"
+from boexplore.schema import schema_dir
+
+SCHEMA_DIR = schema_dir()
 
 
 class ConfigError(ValueError):

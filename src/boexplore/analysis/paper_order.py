@@ -23,27 +23,6 @@ from scipy import stats
 
 from boexplore.analysis.taxonomy import PartialOrder
 
-DEFAULT_GROUPS: dict[str, list[str]] = {
-    "random": ["random"],
-    "ucb_high": ["ucb_high"],
-    "info": ["mes", "jes", "pes"],
-    "kg": ["kg"],
-    "ei": ["logei"],
-    "pi": ["pi"],
-    "ucb_low": ["ucb_low"],
-    "greedy": ["greedy"],
-    "ts": ["ts"],
-}
-DEFAULT_PAPER_ORDER: list[list[str]] = [
-    ["random"],
-    ["ucb_high"],
-    ["info", "kg"],
-    ["ei"],
-    ["pi"],
-    ["ucb_low"],
-    ["greedy"],
-]
-
 
 @dataclass
 class PaperLevels:
