@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError, KeyError) as exc:
+    except (ValueError, FileNotFoundError, KeyError, ImportError) as exc:
         print(f"boexplore {args.command}: error: {exc}", file=sys.stderr)
         return 2
 
