@@ -22,6 +22,11 @@ import pandas as pd
 from scipy import stats
 
 from boexplore.analysis.taxonomy import PartialOrder
+from boexplore.schema import schema_defaults
+
+# The paper's groups and order, as written in analysis.schema.yaml (the defaults' one home).
+DEFAULT_GROUPS: dict[str, list[str]] = schema_defaults("analysis")["groups"]
+DEFAULT_PAPER_ORDER: list[list[str]] = schema_defaults("analysis")["paper_order"]
 
 
 @dataclass
