@@ -133,14 +133,20 @@ def _semantic_errors(config: Mapping[str, Any]) -> Iterator[str]:
             yield f"config key exclude.{i}: pattern matches no configured problem/method"
 
 
-PES_MAX_DIM_DEFAULT = 20  # BOSettings.pes_max_dim: PES is optimised by finite differences
+def _pes_max_dim_default() -> int:
+    """``BOSettings.pes_max_dim`` (PES is optimised by finite differences): one home, bo.settings."""
+    from dataclasses import fields
+
+    from boexplore.bo.settings import BOSettings
+
+    return int(next(f.default for f in fields(BOSettings) if f.name == "pes_max_dim"))
 
 
 def _method_dim_errors(config: Mapping[str, Any], parsed: Mapping[str, Any]) -> Iterator[str]:
     """Methods that refuse a problem's dimension (PES above pes_max_dim) unless excluded."""
     from boexplore.problems import problem_info
 
-    limit = int(config.get("bo", {}).get("extra", {}).get("pes_max_dim", PES_MAX_DIM_DEFAULT))
+    limit = int(config.get("bo", {}).get("extra", {}).get("pes_max_dim", _pes_max_dim_default()))
     for label, spec in parsed.items():
         if spec.base != "pes":
             continue
