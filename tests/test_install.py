@@ -148,6 +148,16 @@ def test_metrics_import_and_cli_without_torch(bare_venv, tmp_path):
     )
     assert bad.returncode == 2 and "boexplore[pipeline]" in bad.stderr
     assert "Traceback" not in bad.stderr
+    # a BO run needs the bo extra: the error names the extra to install
+    run = subprocess.run(
+        [str(bare_venv), "-m", "boexplore", "run", "--problem", "branin", "--method", "random"]
+        + ["--seed", "0", "--budget", "3", "--out", "t.parquet"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 2 and "pip install 'boexplore[" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr
 
 
 def test_schemas_resolve_from_installed_wheel(wheel, tmp_path):

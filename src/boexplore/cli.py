@@ -23,6 +23,24 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+#: Third-party module -> the extra that installs it (for "pip install 'boexplore[...]'" hints).
+EXTRA_OF: dict[str, str] = {
+    **dict.fromkeys(("torch", "botorch", "gpytorch", "linear_operator"), "bo"),
+    **dict.fromkeys(
+        ("pandas", "pyarrow", "matplotlib", "seaborn", "yaml", "jsonschema", "snakemake"),
+        "pipeline",
+    ),
+    **dict.fromkeys(("gymnasium", "Box2D", "mujoco"), "realworld"),
+}
+
+
+def missing_extra_hint(exc: ImportError) -> str:
+    """`` (install it with pip install 'boexplore[bo]')`` when ``exc`` is a missing extra."""
+    module = (getattr(exc, "name", None) or "").split(".")[0]
+    extra = EXTRA_OF.get(module)
+    return f" (install it with pip install 'boexplore[{extra}]')" if extra else ""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Create the top-level parser with every available sub-command."""
     from boexplore import __version__
@@ -65,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (ValueError, FileNotFoundError, KeyError, ImportError) as exc:
-        print(f"boexplore {args.command}: error: {exc}", file=sys.stderr)
+        hint = missing_extra_hint(exc) if isinstance(exc, ImportError) else ""
+        print(f"boexplore {args.command}: error: {exc}{hint}", file=sys.stderr)
         return 2
 
 
