@@ -2,7 +2,9 @@
 
 Each subpackage contributes its commands through a ``cli`` module exposing
 ``register(subparsers)``; heavy imports (torch, botorch) happen inside the
-command handlers so ``boexplore --help`` stays fast.
+command handlers so ``boexplore --help`` stays fast. A command whose package needs an
+extra that is not installed (``pip install boexplore`` has numpy and scipy only) is left
+out and named in the help epilog, so ``boexplore metrics`` works on the base install.
 """
 
 from __future__ import annotations
@@ -21,6 +23,24 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+#: Third-party module -> the extra that installs it (for "pip install 'boexplore[...]'" hints).
+EXTRA_OF: dict[str, str] = {
+    **dict.fromkeys(("torch", "botorch", "gpytorch", "linear_operator"), "bo"),
+    **dict.fromkeys(
+        ("pandas", "pyarrow", "matplotlib", "seaborn", "yaml", "jsonschema", "snakemake"),
+        "pipeline",
+    ),
+    **dict.fromkeys(("gymnasium", "Box2D", "mujoco"), "realworld"),
+}
+
+
+def missing_extra_hint(exc: ImportError) -> str:
+    """`` (install it with pip install 'boexplore[bo]')`` when ``exc`` is a missing extra."""
+    module = (getattr(exc, "name", None) or "").split(".")[0]
+    extra = EXTRA_OF.get(module)
+    return f" (install it with pip install 'boexplore[{extra}]')" if extra else ""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Create the top-level parser with every available sub-command."""
     from boexplore import __version__
@@ -31,14 +51,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"boexplore {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    missing: list[str] = []
     for name in COMMAND_MODULES:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
+            dependency = (exc.name or "").split(".")[0]
+            if exc.name == name:  # no such command module in this version
+                continue
+            if dependency and dependency != "boexplore":  # an optional extra is not installed
+                missing.append(f"{name.split('.')[1]} (needs {dependency})")
+                continue
+            raise
         module.register(sub)
+    if missing:
+        parser.epilog = (
+            "Commands not available in this install: "
+            + ", ".join(missing)
+            + ". Install them with pip install 'boexplore[all]'."
+        )
     return parser
 
 
@@ -51,8 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError, KeyError) as exc:
-        print(f"boexplore {args.command}: error: {exc}", file=sys.stderr)
+    except (ValueError, FileNotFoundError, KeyError, ImportError) as exc:
+        hint = missing_extra_hint(exc) if isinstance(exc, ImportError) else ""
+        print(f"boexplore {args.command}: error: {exc}{hint}", file=sys.stderr)
         return 2
 
 

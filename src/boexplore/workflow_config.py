@@ -1,6 +1,6 @@
 """Validate a workflow config before any job runs.
 
-Two layers: the JSON Schema in ``config/schema/`` (types, ranges, unknown keys,
+Two layers: the JSON Schema shipped in ``boexplore.schema`` (types, ranges, unknown keys,
 defaults filled in) and semantic checks the schema cannot express (the problem
 is registered, the dimension is allowed for it, the method spec parses).
 Every error names the offending key, e.g. ``methods.ucb_hi``.
@@ -17,8 +17,9 @@ from typing import Any
 import yaml
 
 from boexplore.bo.design import default_n_init, initial_design_problem
+from boexplore.schema import schema_dir
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "config" / "schema"
+SCHEMA_DIR = schema_dir()
 
 
 class ConfigError(ValueError):
@@ -138,14 +139,20 @@ def _semantic_errors(config: Mapping[str, Any]) -> Iterator[str]:
             yield f"config key exclude.{i}: pattern matches no configured problem/method"
 
 
-PES_MAX_DIM_DEFAULT = 20  # BOSettings.pes_max_dim: PES is optimised by finite differences
+def _pes_max_dim_default() -> int:
+    """``BOSettings.pes_max_dim`` (PES is optimised by finite differences): one home, bo.settings."""
+    from dataclasses import fields
+
+    from boexplore.bo.settings import BOSettings
+
+    return int(next(f.default for f in fields(BOSettings) if f.name == "pes_max_dim"))
 
 
 def _method_dim_errors(config: Mapping[str, Any], parsed: Mapping[str, Any]) -> Iterator[str]:
     """Methods that refuse a problem's dimension (PES above pes_max_dim) unless excluded."""
     from boexplore.problems import problem_info
 
-    limit = int(config.get("bo", {}).get("extra", {}).get("pes_max_dim", PES_MAX_DIM_DEFAULT))
+    limit = int(config.get("bo", {}).get("extra", {}).get("pes_max_dim", _pes_max_dim_default()))
     for label, spec in parsed.items():
         if spec.base != "pes":
             continue

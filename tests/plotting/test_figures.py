@@ -139,3 +139,25 @@ def test_draw_figure_from_tables_on_disk(tmp_path):
         assert png.exists() and pdf.exists() and side.exists()
     with pytest.raises(ValueError, match="unknown paper-1 figure"):
         draw_figure("nope", {}, tmp_path / "x.png")
+
+
+def test_one_colour_registry_across_both_papers():
+    from boexplore.parametric.plots import colour
+    from boexplore.plotting.style import ALIASES, KNOWN_COLORS, PAPER1_COLORS, PAPER2_COLORS
+
+    # paper-2 figures draw from the same registry as paper 1
+    for label in (*PAPER2_COLORS, *ALIASES, "random"):
+        assert colour(label) == KNOWN_COLORS[label]
+    # distinct methods never share a colour across the papers (the old gp_ts/ucb_high clash)
+    distinct = {**PAPER1_COLORS, **PAPER2_COLORS}
+    assert len(set(distinct.values())) == len(distinct)
+    for alias, target in ALIASES.items():
+        assert KNOWN_COLORS[alias] == PAPER1_COLORS[target]
+    assert colour("gp_ts") == KNOWN_COLORS["ts"] != KNOWN_COLORS["ucb_high"]
+    # every paper-2 method the schema allows has a registered colour (no hash fallback)
+    from boexplore.schema import load_schema
+
+    schema = load_schema("parametric")
+    e4 = schema["properties"]["e4"]["properties"]["methods"]["items"]["enum"]
+    methods = [*schema["$defs"]["method"]["enum"], *e4]
+    assert set(methods) <= set(KNOWN_COLORS), set(methods) - set(KNOWN_COLORS)

@@ -13,6 +13,7 @@ rule bound_checks:
             category="Bounds",
         ),
         pdf=f"{FIGURES}/otsd_bounds.pdf",
+        sidecar=f"{FIGURES}/otsd_bounds.json",
     params:
         config_section={"problems": config["problems"], "methods": config["methods"]},
     log:

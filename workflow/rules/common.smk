@@ -4,7 +4,7 @@ import os
 from boexplore.workflow_config import ConfigError, problem_design, run_table, validate_config
 
 try:
-    config = validate_config(config, schema_dir=os.path.join(workflow.basedir, "config/schema"))
+    config = validate_config(config)  # schemas ship with the package (boexplore/schema)
 except ConfigError as err:
     raise WorkflowError(f"invalid configuration:\n{err}") from None
 

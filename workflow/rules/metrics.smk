@@ -50,6 +50,7 @@ rule timing_figure:
             category="Workflow",
         ),
         pdf=f"{FIGURES}/run_timings.pdf",
+        sidecar=f"{FIGURES}/run_timings.json",
     log:
         f"logs/{RUN}/figures/run_timings.log",
     localrule: True

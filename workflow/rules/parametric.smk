@@ -141,6 +141,7 @@ for _fig in P2_FIG_INPUTS:
         output:
             png=report(f"{P2_FIG}/{_fig}.png", caption=f"../report/{_fig}.rst", category="Paper 2"),
             pdf=f"{P2_FIG}/{_fig}.pdf",
+            sidecar=f"{P2_FIG}/{_fig}.json",
         params:
             kind=_fig,
             cfg=PCFG,

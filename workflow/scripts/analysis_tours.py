@@ -1,12 +1,12 @@
 """Snakemake entry point: insertion-tour quality on a subsample of run traces."""
 
-import os
 import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
 
 from boexplore.analysis.config import analysis_config  # noqa: E402
 from boexplore.analysis.tours import trace_tour_quality  # noqa: E402
+from boexplore.io import atomic_write  # noqa: E402
 
 cfg = analysis_config({"tours": dict(snakemake.params.tours)})["tours"]
 table = trace_tour_quality(
@@ -16,9 +16,6 @@ table = trace_tour_quality(
     exact_max=cfg["exact_max"],
     seed=cfg["seed"],
 )
-out = snakemake.output[0]
-tmp = out + ".tmp"
-table.to_csv(tmp, index=False)
-os.replace(tmp, out)
+atomic_write(table, snakemake.output[0])
 if len(table):
     print(table.groupby("n")[["ratio_best", "ratio_lb"]].describe().to_string(), file=sys.stderr)

@@ -2,9 +2,9 @@
 
 import pandas as pd
 
+from boexplore.io import write_sidecar
 from boexplore.pipeline.bounds_stage import bound_checks
 from boexplore.pipeline.io import setup_job_logging
-from boexplore.plotting.sidecar import write_sidecar
 from boexplore.plotting.workflow_figures import plot_otsd_bounds
 
 setup_job_logging(snakemake.log[0])

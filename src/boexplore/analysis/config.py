@@ -1,4 +1,4 @@
-"""The ``analysis`` config section with its defaults (mirrors analysis.schema.yaml)."""
+"""The ``analysis`` config section with its defaults (taken from analysis.schema.yaml)."""
 
 from __future__ import annotations
 
@@ -6,44 +6,11 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from boexplore.analysis.paper_order import DEFAULT_GROUPS, DEFAULT_PAPER_ORDER
+from boexplore.schema import schema_defaults
 
-DEFAULTS: dict[str, Any] = {
-    "seed": 0,
-    "n_boot": 1000,
-    "primary_metric": "otsd_norm",
-    "exploration_metrics": ["otsd_norm", "oe_rel"],
-    "low_d_max": 10,
-    "high_d_min": 50,
-    "min_seeds": 3,
-    "min_problems": 3,
-    "taxonomy": {
-        "alpha": 0.05,
-        "correction": "holm",
-        "majority": 0.667,
-        "test": "t",
-        "include_variants": False,
-    },
-    "groups": DEFAULT_GROUPS,
-    "paper_order": DEFAULT_PAPER_ORDER,
-    "explorers": ["random", "ucb_high"],
-    "exploiters": ["pi", "greedy"],
-    "c5_ucb_groups": ["ucb_high", "ucb_low"],
-    "oe_baseline": {"n_rep": 16, "seed": 0},
-    "tours": {"max_traces": 20, "prefix_sizes": [10, 25, 50, 100], "exact_max": 11, "seed": 0},
-    "thresholds": {
-        "c1_rho": 0.5,
-        "c2_separation": 0.75,
-        "c3_tau": 0.5,
-        "c4_ts_above_random_high_d": 0.5,
-        "c4_ts_below_random_low_d": 0.5,
-        "c5_ei_above_ucb_low_d": 0.5,
-        "c5_ei_below_ucb_high_d": 0.5,
-        "c6_frac_increase": 0.5,
-        "c7_frac_decrease": 0.5,
-        "c8_frac_inverted_u": 0.5,
-    },
-}
+# The defaults are read from the schema (src/boexplore/schema/analysis.schema.yaml), the one
+# place they are written down; the thresholds there are fixed before results are seen.
+DEFAULTS: dict[str, Any] = schema_defaults("analysis")
 
 
 def _merge(base: dict[str, Any], over: Mapping[str, Any], path: str) -> dict[str, Any]:

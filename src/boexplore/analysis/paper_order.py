@@ -22,27 +22,11 @@ import pandas as pd
 from scipy import stats
 
 from boexplore.analysis.taxonomy import PartialOrder
+from boexplore.schema import schema_defaults
 
-DEFAULT_GROUPS: dict[str, list[str]] = {
-    "random": ["random"],
-    "ucb_high": ["ucb_high"],
-    "info": ["mes", "jes", "pes"],
-    "kg": ["kg"],
-    "ei": ["logei"],
-    "pi": ["pi"],
-    "ucb_low": ["ucb_low"],
-    "greedy": ["greedy"],
-    "ts": ["ts"],
-}
-DEFAULT_PAPER_ORDER: list[list[str]] = [
-    ["random"],
-    ["ucb_high"],
-    ["info", "kg"],
-    ["ei"],
-    ["pi"],
-    ["ucb_low"],
-    ["greedy"],
-]
+# The paper's groups and order, as written in analysis.schema.yaml (the defaults' one home).
+DEFAULT_GROUPS: dict[str, list[str]] = schema_defaults("analysis")["groups"]
+DEFAULT_PAPER_ORDER: list[list[str]] = schema_defaults("analysis")["paper_order"]
 
 
 @dataclass

@@ -31,6 +31,7 @@ from boexplore.analysis.summaries import (
 )
 from boexplore.analysis.taxonomy import PartialOrder, dimension_subsets, taxonomy
 from boexplore.analysis.variants import effect_summary, match_variants, paired_differences
+from boexplore.io import atomic_write
 
 META_COLUMNS = ("method_spec", "base_method", "q", "trust_region", "raasp")
 
@@ -230,15 +231,6 @@ TABLE_FILES: dict[str, str] = {
 }
 
 
-def _atomic_write(df: pd.DataFrame, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    if path.suffix == ".parquet":
-        df.to_parquet(tmp, index=False)
-    else:
-        df.to_csv(tmp, index=False)
-    os.replace(tmp, path)
-
-
 def write_tables(result: AnalysisResult, outdir: str | os.PathLike) -> dict[str, Path]:
     """Write every table of ``result`` to ``outdir``; returns name → path."""
     out = Path(outdir)
@@ -266,6 +258,6 @@ def write_tables(result: AnalysisResult, outdir: str | os.PathLike) -> dict[str,
             )
         else:
             df = getattr(result, name)
-        _atomic_write(df, out / fname)
+        atomic_write(df, out / fname)
         written[name] = out / fname
     return written

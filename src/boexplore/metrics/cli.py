@@ -42,9 +42,7 @@ def _bounds(values: list[float] | None, d: int):
 
 
 def _run(args: argparse.Namespace) -> int:
-    import pandas as pd
-
-    from boexplore.metrics.io import load_points
+    from boexplore.metrics.io import load_points, write_csv
     from boexplore.metrics.scoring import metrics_table
     from boexplore.metrics.validation import as_points
 
@@ -52,10 +50,11 @@ def _run(args: argparse.Namespace) -> int:
     if raw.ndim != 2:
         raise ValueError(f"points must form a 2-D array (T, d), got shape {raw.shape}")
     X = as_points(raw, _bounds(args.bounds, raw.shape[1]), name=args.points)
-    table = pd.DataFrame(metrics_table(X))
+    table = metrics_table(X)
     if args.output:
-        table.to_csv(args.output, index=False)
-        print(f"wrote {len(table)} rows to {args.output}", file=sys.stderr)
+        with open(args.output, "w", newline="") as fh:
+            write_csv(table, fh)
+        print(f"wrote {len(table['n'])} rows to {args.output}", file=sys.stderr)
     else:
-        table.to_csv(sys.stdout, index=False)
+        write_csv(table, sys.stdout)
     return 0

@@ -1,8 +1,16 @@
-"""Reading observation files (csv / npy / parquet) for the metrics CLI."""
+"""Reading observation files (csv / npy / parquet) and writing metric tables for the metrics CLI.
+
+The base install has numpy and scipy only, so ``.npy`` and ``.csv`` work without pandas
+(pandas is used for csv when it is installed; ``.parquet`` needs the ``pipeline`` extra).
+"""
 
 from __future__ import annotations
 
+import csv
+import math
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -24,24 +32,80 @@ def load_points(path: str | Path, x_columns_arg: list[str] | None = None) -> np.
         return np.asarray(arr, dtype=np.float64) if arr.dtype.kind in "biuf" else _bad_dtype(p, arr)
     if suffix not in (".csv", ".parquet"):
         raise ValueError(f"unsupported file type {suffix!r}; expected one of {SUFFIXES}")
-    import pandas as pd
-
-    frame = pd.read_csv(p) if suffix == ".csv" else pd.read_parquet(p)
+    columns = _read_table(p)
     if x_columns_arg:
-        missing = [c for c in x_columns_arg if c not in frame.columns]
+        missing = [c for c in x_columns_arg if c not in columns]
         if missing:
-            raise ValueError(f"columns {missing} not in {p.name} (has {list(frame.columns)})")
+            raise ValueError(f"columns {missing} not in {p.name} (has {list(columns)})")
         cols = list(x_columns_arg)
     else:
-        cols = x_columns(frame) or [
-            c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
-        ]
+        cols = x_columns(columns) or [c for c, v in columns.items() if v is not None]
     if not cols:
         raise ValueError(f"{p.name} has no x_0.. columns and no numeric columns")
-    non_numeric = [c for c in cols if not pd.api.types.is_numeric_dtype(frame[c])]
+    non_numeric = [c for c in cols if columns[c] is None]
     if non_numeric:
         raise ValueError(f"columns {non_numeric} in {p.name} are not numeric")
-    return frame[cols].to_numpy(dtype=np.float64)
+    return np.column_stack([columns[c] for c in cols]).astype(np.float64, copy=False)
+
+
+def _read_table(path: Path) -> dict[str, np.ndarray | None]:
+    """Column name -> float array, or None for a non-numeric column (pandas when installed)."""
+    try:
+        import pandas as pd
+    except ImportError:
+        if path.suffix.lower() == ".parquet":
+            raise ImportError(
+                "reading .parquet needs pandas and pyarrow: pip install 'boexplore[pipeline]'"
+            ) from None
+        return _read_csv_plain(path)
+    frame = pd.read_csv(path) if path.suffix.lower() == ".csv" else pd.read_parquet(path)
+    return {
+        str(c): frame[c].to_numpy(dtype=np.float64)
+        if pd.api.types.is_numeric_dtype(frame[c])
+        else None
+        for c in frame.columns
+    }
+
+
+def _read_csv_plain(path: Path) -> dict[str, np.ndarray | None]:
+    """A header-first csv with the standard library: numeric when every cell parses as float."""
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    if not rows:
+        raise ValueError(f"{path.name} is empty")
+    header, body = rows[0], [r for r in rows[1:] if r]
+    if any(len(r) != len(header) for r in body):
+        raise ValueError(f"{path.name}: every row must have {len(header)} fields")
+    out: dict[str, np.ndarray | None] = {}
+    for j, name in enumerate(header):
+        try:
+            out[name] = np.array([_cell(r[j]) for r in body], dtype=np.float64)
+        except ValueError:
+            out[name] = None
+    return out
+
+
+def _cell(text: str) -> float:
+    text = text.strip()
+    return math.nan if text in ("", "nan", "NaN", "NA") else float(text)
+
+
+def write_csv(table: Mapping[str, np.ndarray], fh: TextIO) -> None:
+    """Write equal-length columns as csv (floats as shortest repr, NaN empty, like pandas)."""
+    names = list(table)
+    writer = csv.writer(fh, lineterminator="\n")
+    writer.writerow(names)
+    columns = [np.asarray(table[n]) for n in names]
+    for i in range(len(columns[0]) if columns else 0):
+        writer.writerow([_format(col[i]) for col in columns])
+
+
+def _format(value: object) -> str:
+    if isinstance(value, float | np.floating):
+        return "" if math.isnan(value) else repr(float(value))
+    if isinstance(value, np.integer):
+        return str(int(value))
+    return str(value)
 
 
 def _bad_dtype(path: Path, arr: np.ndarray) -> np.ndarray:

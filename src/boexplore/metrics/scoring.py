@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from boexplore.metrics.bounds import BOUND_KEYS, LowerBoundAccumulator
 from boexplore.metrics.distances import distance_rows
@@ -19,13 +20,20 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "otsd_lb_mst", "otsd_lb_diam", "otsd_lb_nn", "otsd_lb", "oe_kl", "oe_ref",
     "best_so_far", "regret", "oe_kl_all",
 )  # fmt: skip
+if TYPE_CHECKING:  # pandas is only needed for whole traces (the `pipeline` extra)
+    import pandas as pd
+
 _ID_COLUMNS = ("problem", "dim", "method", "seed")
 _X_COLUMN = re.compile(r"^x_(\d+)$")
 
 
-def x_columns(frame: pd.DataFrame) -> list[str]:
-    """Names ``x_0 .. x_{d-1}`` present in ``frame`` (sorted by index); ValueError if not contiguous."""
-    found = sorted((int(m.group(1)), c) for c in frame.columns if (m := _X_COLUMN.match(str(c))))
+def x_columns(frame: pd.DataFrame | Iterable[str]) -> list[str]:
+    """Names ``x_0 .. x_{d-1}`` in ``frame`` (a table or its column names), sorted by index.
+
+    ValueError when the indices are not contiguous.
+    """
+    names = frame.columns if hasattr(frame, "columns") else frame
+    found = sorted((int(m.group(1)), c) for c in names if (m := _X_COLUMN.match(str(c))))
     if not found:
         return []
     idx = [i for i, _ in found]
@@ -78,6 +86,8 @@ def score_trace(trace: pd.DataFrame) -> pd.DataFrame:
     ``trace`` is a BO trace (docs/interfaces.md): rows are sorted by ``eval_index``
     and the points are the ``x_0 .. x_{d-1}`` columns (unit cube), initial design included.
     """
+    import pandas as pd
+
     if not isinstance(trace, pd.DataFrame):
         raise ValueError(f"score_trace expects a pandas DataFrame, got {type(trace).__name__}")
     if len(trace) == 0:

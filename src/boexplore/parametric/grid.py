@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-SCHEMA_PATH = Path(__file__).resolve().parents[3] / "config" / "schema" / "parametric.schema.yaml"
+from boexplore.schema import schema_path
+
+SCHEMA_PATH = schema_path("parametric")
 
 
 def seed_chunks(n_seeds: int, chunk: int) -> list[list[int]]:
@@ -92,7 +94,7 @@ def resolve_config(
 ) -> dict[str, Any]:
     """The ``parametric`` section validated against its schema, with every default filled in.
 
-    The schema is ``config/schema/parametric.schema.yaml`` of the source tree; errors
+    The schema is ``boexplore/schema/parametric.schema.yaml`` (package data); errors
     raise ``ValueError`` naming the offending key (``parametric.e1.seeds: ...``).
     """
     import jsonschema

@@ -11,25 +11,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-METHOD_COLOURS = {
-    "rr_ts": "#1f77b4",
-    "rr_ts_anchor": "#17becf",
-    "rr_ts_tp": "#9467bd",
-    "nn_warm": "#8c564b",
-    "nn_greedy": "#e377c2",
-    "rr_lfbo_ei": "#2ca02c",
-    "rr_lfbo_pi": "#98df8a",
-    "lfbo_ei": "#ff7f0e",
-    "lfbo_pi": "#ffbb78",
-    "gp_ts": "#d62728",
-    "gp_ucb": "#ff9896",
-    "random": "#7f7f7f",
-    "gp_logei": "#bcbd22",
-}
-
 
 def colour(method: str) -> str:
-    return METHOD_COLOURS.get(method, "#000000")
+    """The method's colour from the one registry shared with paper 1 (plotting.style)."""
+    from boexplore.plotting.style import label_color
+
+    return label_color(method)
 
 
 def _save(fig: plt.Figure, paths: list[str | Path]) -> None:
@@ -64,7 +51,9 @@ def regret_curves(curves: pd.DataFrame, paths: list[str | Path]) -> None:
         inset.set_title("$R_t/t$", fontsize=7)
         inset.tick_params(labelsize=6)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+    fig.legend(
+        handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False
+    )
     fig.tight_layout()
     _save(fig, paths)
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boexplore.pipeline.io import atomic_write_csv, atomic_write_parquet
+from boexplore.io import atomic_write
 
 log = logging.getLogger("boexplore.pipeline")
 
@@ -23,7 +23,7 @@ def score_run(trace_path: str | Path, out: str | Path) -> None:
     scored = pd.concat(
         [score_trace(part) for _, part in trace.groupby("seed", sort=True)], ignore_index=True
     )
-    atomic_write_parquet(scored, out)
+    atomic_write(scored, out)
     log.info("scored %s: %d prefixes", trace_path, len(scored))
 
 
@@ -69,7 +69,7 @@ def aggregate_metrics(
     table = table.drop(columns=[c for c in ("method_spec",) if c in table])
     table = table.merge(method_metadata(methods), on="method", how="left")
     table = table.merge(problem_metadata(problems), on="problem", how="left")
-    atomic_write_parquet(table, out)
+    atomic_write(table, out)
     log.info("aggregated %d runs, %d rows", len(frames), len(table))
     return table
 
@@ -77,7 +77,9 @@ def aggregate_metrics(
 def summarize_runs(run_files: Sequence[str | Path], out: str | Path) -> pd.DataFrame:
     """Per-run summary: final best value / regret and time per iteration."""
     rows = []
-    traces = (part for path in run_files for _, part in pd.read_parquet(path).groupby("seed", sort=True))
+    traces = (
+        part for path in run_files for _, part in pd.read_parquet(path).groupby("seed", sort=True)
+    )
     for trace in traces:
         per_iter = trace[~trace["is_initial"]].drop_duplicates("iteration")
         rows.append(
@@ -90,14 +92,20 @@ def summarize_runs(run_files: Sequence[str | Path], out: str | Path) -> pd.DataF
                 "final_best": float(trace["best_so_far"].iloc[-1]),
                 "final_regret": float(trace["regret"].iloc[-1]),
                 "n_iterations": len(per_iter),
-                "fit_seconds_mean": float(per_iter["fit_seconds"].mean()) if len(per_iter) else np.nan,
-                "acq_seconds_mean": float(per_iter["acq_seconds"].mean()) if len(per_iter) else np.nan,
-                "total_seconds": float(per_iter["fit_seconds"].sum() + per_iter["acq_seconds"].sum()),
+                "fit_seconds_mean": float(per_iter["fit_seconds"].mean())
+                if len(per_iter)
+                else np.nan,
+                "acq_seconds_mean": float(per_iter["acq_seconds"].mean())
+                if len(per_iter)
+                else np.nan,
+                "total_seconds": float(
+                    per_iter["fit_seconds"].sum() + per_iter["acq_seconds"].sum()
+                ),
                 "nan_values": int(trace["y"].isna().sum()),
             }
         )
     summary = pd.DataFrame(rows)
-    atomic_write_csv(summary, out)
+    atomic_write(summary, out)
     return summary
 
 
@@ -114,13 +122,17 @@ def write_provenance(
     """
     import json
 
-    from boexplore.pipeline.io import atomic_write_text
-    from boexplore.plotting.sidecar import sha256_file
+    from boexplore.io import atomic_write_text, sha256_file
 
     record = {
         "problems": [{"path": str(p), "sha256": sha256_file(p)} for p in problem_files],
         "runs": [
-            {"trace": str(r), "trace_sha256": sha256_file(r), "metrics": str(m), "metrics_sha256": sha256_file(m)}
+            {
+                "trace": str(r),
+                "trace_sha256": sha256_file(r),
+                "metrics": str(m),
+                "metrics_sha256": sha256_file(m),
+            }
             for r, m in zip(run_files, metric_files, strict=True)
         ],
     }

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from boexplore.pipeline.io import atomic_write_parquet
+from boexplore.io import atomic_write
 
 log = logging.getLogger("boexplore.pipeline")
 
@@ -43,8 +43,17 @@ def run_from_spec(
         Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
     traces = []
     for seed in seeds:
-        log.info("run %s / %s (%s) seed %d budget %d", problem_label, method_label, method_spec, seed, budget)
-        checkpoint = Path(checkpoint_dir) / f"seed{seed}.ckpt" if checkpoint_dir is not None else None
+        log.info(
+            "run %s / %s (%s) seed %d budget %d",
+            problem_label,
+            method_label,
+            method_spec,
+            seed,
+            budget,
+        )
+        checkpoint = (
+            Path(checkpoint_dir) / f"seed{seed}.ckpt" if checkpoint_dir is not None else None
+        )
         traces.append(
             run_bo(
                 problem,
@@ -61,5 +70,5 @@ def run_from_spec(
             )
         )
     trace = pd.concat(traces, ignore_index=True)
-    atomic_write_parquet(trace, out)
+    atomic_write(trace, out)
     log.info("wrote %s (%d rows, %d seeds)", out, len(trace), len(traces))

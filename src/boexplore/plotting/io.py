@@ -10,7 +10,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from boexplore.plotting.sidecar import write_sidecar
+from boexplore.io import atomic_write, write_sidecar
 
 
 def save_figure(
@@ -24,12 +24,9 @@ def save_figure(
     png = Path(png_path)
     if png.suffix != ".png":
         raise ValueError(f"figure path must end in .png, got {png}")
-    png.parent.mkdir(parents=True, exist_ok=True)
     pdf = png.with_suffix(".pdf")
     for path in (png, pdf):
-        tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")
-        fig.savefig(tmp, bbox_inches="tight")
-        os.replace(tmp, path)
+        atomic_write(fig, path)
     plt.close(fig)
     side = write_sidecar(png, list(inputs), config_section, outputs=[png, pdf], extra=extra)
     return [png, pdf, side]

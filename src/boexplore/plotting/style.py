@@ -1,8 +1,11 @@
-"""Shared look of all paper-1 figures: one fixed colour per method label.
+"""Shared look of every figure of both papers: one fixed colour per method label.
 
-Known labels get fixed colours from a qualitative palette (so "random" is the
-same grey in every figure and every run); unknown labels get a colour derived
-from a stable hash of the label (not Python's salted ``hash``).
+The registry below is the only colour table in the package. Paper-1 acquisition
+functions and paper-2 policies get distinct colours, except where two labels name the
+same method family (``ALIASES``: ``ei``/``logei``, paper 2's exact ``gp_ts`` = GP Thompson
+sampling ``ts``, ``gp_ucb`` = the explorative ``ucb_high``, ``gp_logei`` = ``logei``), so a
+reader comparing the papers sees one colour per kind of method. Unknown labels get a
+colour derived from a stable hash of the label (not Python's salted ``hash``).
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ matplotlib.use("Agg")
 
 import seaborn as sns  # noqa: E402
 
-#: Fixed colours (matplotlib tab10/Dark2-like hex codes), most explorative first.
-KNOWN_COLORS: dict[str, str] = {
+#: Paper 1 (matplotlib tab10/Dark2-like hex codes), most explorative first.
+PAPER1_COLORS: dict[str, str] = {
     "random": "#7f7f7f",
     "ucb_high": "#d62728",
     "mes": "#9467bd",
@@ -26,7 +29,6 @@ KNOWN_COLORS: dict[str, str] = {
     "pes": "#e377c2",
     "kg": "#bcbd22",
     "logei": "#1f77b4",
-    "ei": "#1f77b4",
     "pi": "#2ca02c",
     "ucb_low": "#ff7f0e",
     "greedy": "#000000",
@@ -36,7 +38,36 @@ KNOWN_COLORS: dict[str, str] = {
     "logpi": "#98df8a",
     "ucb_mid": "#e6550d",
 }
-KNOWN_ORDER: list[str] = list(KNOWN_COLORS)
+#: Paper 2's parametric policies (tab20b/tab20c hues not used by paper 1).
+PAPER2_COLORS: dict[str, str] = {
+    "rr_ts": "#637939",
+    "rr_ts_anchor": "#31a354",
+    "rr_ts_tp": "#7b4173",
+    "nn_warm": "#8c6d31",
+    "nn_greedy": "#e7ba52",
+    "rr_lfbo_ei": "#843c39",
+    "rr_lfbo_pi": "#d6616b",
+    "lfbo_ei": "#a55194",
+    "lfbo_pi": "#de9ed6",
+}
+#: Labels that name the same method as another label, and so share its colour.
+ALIASES: dict[str, str] = {
+    "ei": "logei",
+    "gp_ts": "ts",
+    "gp_ucb": "ucb_high",
+    "gp_logei": "logei",
+}
+KNOWN_COLORS: dict[str, str] = {
+    **PAPER1_COLORS,
+    **PAPER2_COLORS,
+    **{alias: PAPER1_COLORS[target] for alias, target in ALIASES.items()},
+}
+#: Legend order: paper 1 most explorative first (``ei`` next to ``logei``), then paper 2.
+KNOWN_ORDER: list[str] = [
+    *(k for m in PAPER1_COLORS for k in ((m, "ei") if m == "logei" else (m,))),
+    *PAPER2_COLORS,
+    *(a for a in ALIASES if a != "ei"),
+]
 
 
 def hash_color(label: str) -> str:

@@ -26,16 +26,20 @@ def _colors(labels: Sequence[str]) -> dict[str, tuple]:
 
 
 def _save(fig, png: str | Path, pdf: str | Path | None) -> None:
-    Path(png).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(png, dpi=150, bbox_inches="tight")
+    from boexplore.io import atomic_write
+
+    atomic_write(fig, png, dpi=150)
     if pdf:
-        fig.savefig(pdf, bbox_inches="tight")
+        atomic_write(fig, pdf)
     plt.close(fig)
 
 
 def plot_otsd_bounds(metrics: pd.DataFrame, png: str | Path, pdf: str | Path | None = None) -> None:
     """Per problem: median OTSD per method between the best lower bound and Psi (log scale)."""
-    problems = sorted(metrics["problem"].unique(), key=lambda p: (metrics.loc[metrics.problem == p, "dim"].iloc[0], p))
+    problems = sorted(
+        metrics["problem"].unique(),
+        key=lambda p: (metrics.loc[metrics.problem == p, "dim"].iloc[0], p),
+    )
     methods = sorted(metrics["method"].unique())
     colors = _colors(methods)
     ncol = min(3, len(problems))
@@ -46,7 +50,9 @@ def plot_otsd_bounds(metrics: pd.DataFrame, png: str | Path, pdf: str | Path | N
         psi = sub.groupby("n")["psi"].first()
         lb = sub.groupby("n")["otsd_lb"].agg(["min", "max"])
         ax.plot(psi.index, psi.values, "k--", lw=1.2, label=r"upper bound $\Psi(d,n)$")
-        ax.fill_between(lb.index, lb["min"], lb["max"], color="0.75", alpha=0.7, label="lower bounds (range)")
+        ax.fill_between(
+            lb.index, lb["min"], lb["max"], color="0.75", alpha=0.7, label="lower bounds (range)"
+        )
         for method in methods:
             med = sub[sub.method == method].groupby("n")["otsd"].median()
             if len(med):
@@ -56,10 +62,12 @@ def plot_otsd_bounds(metrics: pd.DataFrame, png: str | Path, pdf: str | Path | N
         ax.set_xlabel("evaluations n")
         ax.set_ylabel("tour length")
         ax.grid(alpha=0.3, which="both", lw=0.4)
-    for ax in list(axes.flat)[len(problems):]:
+    for ax in list(axes.flat)[len(problems) :]:
         ax.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False, fontsize=8)
+    fig.legend(
+        handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False, fontsize=8
+    )
     fig.suptitle("OTSD (median over seeds) inside its bounds", y=1.02)
     fig.tight_layout()
     _save(fig, png, pdf)
@@ -79,9 +87,16 @@ def plot_run_timings(summary: pd.DataFrame, png: str | Path, pdf: str | Path | N
     shades = np.linspace(0.45, 1.0, len(dims))
     for j, dim in enumerate(dims):
         vals = table[dim].to_numpy()
-        ax.bar(x + (j - (len(dims) - 1) / 2) * width, vals, width=width,
-               color=[colors[m] for m in methods], alpha=float(shades[j]), edgecolor="k", lw=0.3,
-               label=f"d={dim}")
+        ax.bar(
+            x + (j - (len(dims) - 1) / 2) * width,
+            vals,
+            width=width,
+            color=[colors[m] for m in methods],
+            alpha=float(shades[j]),
+            edgecolor="k",
+            lw=0.3,
+            label=f"d={dim}",
+        )
     ax.set_xticks(x, methods, rotation=45, ha="right")
     ax.set_yscale("log")
     ax.set_ylabel("seconds / iteration (median)")

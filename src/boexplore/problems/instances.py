@@ -10,11 +10,10 @@ to the factory as absolute paths (``data_files=``; see ``base.py``).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from boexplore.io import atomic_write_text
 from boexplore.problems.base import Problem
 from boexplore.problems.registry import get_problem, problem_info
 
@@ -63,17 +62,6 @@ def _check_consistent(problem: Problem, spec: dict[str, Any]) -> None:
         )
 
 
-def _atomic_write_text(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def data_dir_for(path_json: str | Path) -> Path:
     """Directory reserved for the data files of the instance saved at ``path_json``."""
     path = Path(path_json)
@@ -96,7 +84,7 @@ def save_instance(problem: Problem, path_json: str | Path) -> Path:
     elif not any(data_dir.iterdir()):
         data_dir.rmdir()  # no data: leave only the json behind
     spec["spec_version"] = SPEC_VERSION
-    _atomic_write_text(path, json.dumps(spec, indent=2, sort_keys=True) + "\n")
+    atomic_write_text(json.dumps(spec, indent=2, sort_keys=True) + "\n", path)
     return path
 
 

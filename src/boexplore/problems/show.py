@@ -69,8 +69,8 @@ def plot_slice(
     ax.set_ylabel(f"x_{j} (unit cube)")
     ax.set_title(f"{problem.name} (d={problem.dim}), slice through the {through}", fontsize=10)
     fig.tight_layout()
-    path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    from boexplore.io import atomic_write
+
+    path = atomic_write(fig, out, dpi=120, bbox_inches=None)
     plt.close(fig)
     return path

@@ -188,7 +188,9 @@ class SyntheticLassoProblem(WeightedLassoProblem):
 
     def write_data(self, directory: Path) -> dict[str, str]:
         name = f"lasso_synthetic_d{self.dim}_seed{self.instance_seed}.npz"
-        np.savez(Path(directory) / name, X=self.X, y=self.y, w_true=self.w_true)
+        from boexplore.io import atomic_write
+
+        atomic_write({"X": self.X, "y": self.y, "w_true": self.w_true}, Path(directory) / name)
         return {DATA_KEY: name}
 
 
