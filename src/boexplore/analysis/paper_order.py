@@ -33,6 +33,8 @@ DEFAULT_GROUPS: dict[str, list[str]] = {
     "ucb_low": ["ucb_low"],
     "greedy": ["greedy"],
     "ts": ["ts"],
+    "ts_polish": ["ts_polish"],
+    "ucb": ["ucb"],
 }
 DEFAULT_PAPER_ORDER: list[list[str]] = [
     ["random"],
