@@ -163,9 +163,11 @@ def test_missing_variants_and_few_seeds():
     few = build_claims(_run(seeds=2, section={"min_seeds": 3}))
     decided = few[few["decision"].isin([REPRODUCED, NOT_REPRODUCED])]
     assert decided.empty, decided[["claim_id", "verdict"]]
-    assert few.loc[~few["verdict"].str.startswith(MISSING), "verdict"].str.startswith(
-        UNDECIDABLE_PREFIX
-    ).all()
+    assert (
+        few.loc[~few["verdict"].str.startswith(MISSING), "verdict"]
+        .str.startswith(UNDECIDABLE_PREFIX)
+        .all()
+    )
 
 
 def test_thin_data_do_not_crash(tmp_path):

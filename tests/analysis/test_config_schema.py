@@ -26,15 +26,16 @@ def test_schema_defaults_equal_code_defaults():
     assert _schema_defaults(SCHEMA) == DEFAULTS
 
 
-@pytest.mark.parametrize("name", ["config.yaml", "smoke.yaml", "paper.yaml"])
+@pytest.mark.parametrize("name", ["config.yaml", "smoke.yaml", "paper.yaml", "replicate.yaml"])
 def test_shipped_configs_validate(name):
     section = yaml.safe_load((ROOT / "config" / name).read_text())["analysis"]
     jsonschema.validate(section, SCHEMA)
     cfg = analysis_config(section)
     for group in [g for level in cfg["paper_order"] for g in level]:
         assert group in cfg["groups"]
-    for g in (*cfg["explorers"], *cfg["exploiters"], *cfg["c5_ucb_groups"]):
+    for g in (*cfg["explorers"], *cfg["exploiters"], *cfg["c5_ucb_groups"], *cfg["c4_ts_groups"]):
         assert g in cfg["groups"]
+    assert len(cfg["c5_ucb_groups"]) == 1  # P1-C5 compares EI with ONE UCB
 
 
 def test_schema_rejects_unknown_key():

@@ -200,7 +200,9 @@ class _Builder:
     ) -> dict[str, Any]:
         """Classify, decide and (when undecided) size one claim part."""
         units = classify_units(units, self.rule)
-        s = summarize_part(units, self.rule, seed=int(self.cfg["seed"]), n_boot=int(self.cfg["n_boot"]))
+        s = summarize_part(
+            units, self.rule, seed=int(self.cfg["seed"]), n_boot=int(self.cfg["n_boot"])
+        )
         notes = [note] if note else []
         if s["decision"] != MISSING and s["min_seeds"] < self.min_seeds:
             s["decision"] = UNDECIDED
@@ -223,7 +225,9 @@ class _Builder:
         }
         self.parts.append(row)
         if not units.empty:
-            self.units.append(units.assign(claim_id=cid, variant=variant, metric=metric, subset=subset))
+            self.units.append(
+                units.assign(claim_id=cid, variant=variant, metric=metric, subset=subset)
+            )
         return row
 
 
@@ -261,7 +265,7 @@ def _needs(parts: Sequence[dict[str, Any]]) -> str:
     for p in und:
         by_subset[p["subset"]] = max(by_subset.get(p["subset"], 0), int(p["need_problems"]))
     if len(by_subset) == 1:
-        (sub, m), = by_subset.items()
+        ((sub, m),) = by_subset.items()
         where = "" if sub == "all" else f" {sub}"
         return f"{seeds} seeds × {m}{where} problems"
     probs = " + ".join(f"{m} {sub}" for sub, m in sorted(by_subset.items()))
@@ -357,7 +361,14 @@ def claim_c2(b: _Builder) -> dict[str, Any]:
     lo = _present(b.r, _labels(cfg, cfg["exploiters"]))
     pairs = [(a, c) for a in hi for c in lo]
     parts = [
-        b.part("P1-C2", "", f"explorer>exploiter [{x}]", x, "all", paired_units(b.r.final, x, pairs, "C2"))
+        b.part(
+            "P1-C2",
+            "",
+            f"explorer>exploiter [{x}]",
+            x,
+            "all",
+            paired_units(b.r.final, x, pairs, "C2"),
+        )
         for x in cfg["exploration_metrics"]
     ]
     return _rule_row(
@@ -371,8 +382,13 @@ def claim_c2(b: _Builder) -> dict[str, Any]:
     )
 
 
-def _adjacent_pairs(cfg: dict[str, Any], present: set[str]) -> list[tuple[str, list[tuple[str, str]]]]:
-    levels = [[m for g in lv for m in cfg["groups"].get(g, []) if m in present] for lv in cfg["paper_order"]]
+def _adjacent_pairs(
+    cfg: dict[str, Any], present: set[str]
+) -> list[tuple[str, list[tuple[str, str]]]]:
+    levels = [
+        [m for g in lv for m in cfg["groups"].get(g, []) if m in present]
+        for lv in cfg["paper_order"]
+    ]
     names = ["≈".join(lv) for lv in cfg["paper_order"]]
     kept = [(n, lv) for n, lv in zip(names, levels, strict=True) if lv]
     out = []
@@ -407,9 +423,13 @@ def claim_c3(b: _Builder) -> dict[str, Any]:
     if tau_dec == UNDECIDED:
         m = interval_problems_needed(tau, lo, hi, thr, n_prob, power=float(cfg["power"]["target"]))
         s_need = max(b.min_seeds, r.min_seeds_seen)
-        tau_need = f"τ: {s_need} seeds × {m} problems" if m else "τ: not decided within the power grid"
+        tau_need = (
+            f"τ: {s_need} seeds × {m} problems" if m else "τ: not decided within the power grid"
+        )
         needs = f"{needs}; {tau_need}" if needs else tau_need
-    chain_txt = f"adjacent pairs: {k_for}/{len(decided)} reproduced, {k_against} contradicted -> {chain}"
+    chain_txt = (
+        f"adjacent pairs: {k_for}/{len(decided)} reproduced, {k_against} contradicted -> {chain}"
+    )
     return {
         "claim_id": "P1-C3",
         "variant": "",
@@ -438,11 +458,19 @@ def claim_c4(b: _Builder, ts_group: str) -> dict[str, Any]:
     lo_u = paired_units(_subset(r, "low-d"), primary, [(x, t) for t in ts for x in rnd], "C4")
     missing = "" if ts else f"group {ts_group!r} has no label in this run"
     parts = [
-        b.part("P1-C4", ts_group, "high-d TS>random [otsd_norm]", "otsd_norm", "high-d", hi_u, missing),
+        b.part(
+            "P1-C4", ts_group, "high-d TS>random [otsd_norm]", "otsd_norm", "high-d", hi_u, missing
+        ),
         b.part("P1-C4", ts_group, f"low-d TS<random [{primary}]", primary, "low-d", lo_u, missing),
     ]
     return _rule_row(
-        "P1-C4", ts_group, RULE_STAT + "; both parts must hold", parts, b.rule, f"labels={ts}", missing
+        "P1-C4",
+        ts_group,
+        RULE_STAT + "; both parts must hold",
+        parts,
+        b.rule,
+        f"labels={ts}",
+        missing,
     )
 
 
@@ -458,13 +486,17 @@ def claim_c5(b: _Builder) -> dict[str, Any]:
         b.part("P1-C5", "", f"high-d EI<UCB [{x}]", x, "high-d", hi_u, missing),
     ]
     return _rule_row(
-        "P1-C5", "", RULE_STAT + "; both parts must hold", parts, b.rule, f"EI={ei}, UCB={ucb}", missing
+        "P1-C5",
+        "",
+        RULE_STAT + "; both parts must hold",
+        parts,
+        b.rule,
+        f"EI={ei}, UCB={ucb}",
+        missing,
     )
 
 
-def _active_units(
-    b: _Builder, units: pd.DataFrame, factor: str
-) -> tuple[pd.DataFrame, str]:
+def _active_units(b: _Builder, units: pd.DataFrame, factor: str) -> tuple[pd.DataFrame, str]:
     """Keep C7 units whose mechanism acted in ≥ c7_min_active_frac of the seeds."""
     col = {"trust_region": "tr_acted", "raasp": "raasp_acted"}[factor]
     act = b.r.activity
@@ -502,14 +534,17 @@ def _factor_claim(b: _Builder, cid: str, factors: Sequence[str], sign: int) -> d
                     note = f"{factor} never acted on any unit (needs longer budgets, e.g. >= 10·d)"
             parts.append(b.part(cid, "", f"{factor} [{x}]", x, "all", units, note))
     if cid == "P1-C7":
-        for p in parts:  # a mechanism that never acted cannot test the claim: undecided, not missing
+        for (
+            p
+        ) in parts:  # a mechanism that never acted cannot test the claim: undecided, not missing
             if p["decision"] == MISSING and "never acted" in p["note"]:
                 p["decision"] = UNDECIDED
     direction = "increase" if sign > 0 else "decrease"
     return _rule_row(
         cid,
         "",
-        RULE_STAT + f"; variant vs matched base method, {direction}; every factor × metric must hold",
+        RULE_STAT
+        + f"; variant vs matched base method, {direction}; every factor × metric must hold",
         parts,
         b.rule,
         missing_note="no matched variant pairs in this run",
@@ -521,17 +556,30 @@ def claim_c8(b: _Builder) -> dict[str, Any]:
     f = r.final
     base = f[(f["q"] == 1) & ~f["trust_region"] & ~f["raasp"]]
     shape = curvature_bootstrap(
-        base, cfg["primary_metric"], "performance", n_boot=int(cfg["c8_n_boot"]), seed=int(cfg["seed"])
+        base,
+        cfg["primary_metric"],
+        "performance",
+        n_boot=int(cfg["c8_n_boot"]),
+        seed=int(cfg["seed"]),
     )
     units = shape.assign(a="concave interior", b="", kind="z")
     units["sd_diff"] = np.nan
-    units = units[[c for c in UNIT_COLUMNS if c not in ("p_adj", "outcome", "part")] + ["curvature", "curv_low", "curv_high", "vertex", "chance"]]
+    units = units[
+        [c for c in UNIT_COLUMNS if c not in ("p_adj", "outcome", "part")]
+        + ["curvature", "curv_low", "curv_high", "vertex", "chance"]
+    ]
     units.insert(0, "part", "C8")
-    part = b.part("P1-C8", "", "concave fit with interior vertex", cfg["primary_metric"], "all", units)
+    part = b.part(
+        "P1-C8", "", "concave fit with interior vertex", cfg["primary_metric"], "all", units
+    )
     detail = ", ".join(
         f"{p}: curv {c:.2f} [{lo:.2f}, {hi:.2f}], vertex {'in' if i else 'out'}"
         for p, c, lo, hi, i in zip(
-            shape["problem"], shape["curvature"], shape["curv_low"], shape["curv_high"], shape["interior"],
+            shape["problem"],
+            shape["curvature"],
+            shape["curv_low"],
+            shape["curv_high"],
+            shape["interior"],
             strict=True,
         )
     )
@@ -585,7 +633,18 @@ def claims_markdown(df: pd.DataFrame) -> str:
             return "n/a" if not np.isfinite(v) else f"{v:.3g}"
         return str(v).replace("|", "\\|")
 
-    cols = ["claim_id", "variant", "claim", "value", "ci_low", "ci_high", "threshold", "verdict", "n", "note"]
+    cols = [
+        "claim_id",
+        "variant",
+        "claim",
+        "value",
+        "ci_low",
+        "ci_high",
+        "threshold",
+        "verdict",
+        "n",
+        "note",
+    ]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for rec in df[cols].itertuples(index=False):
         lines.append("| " + " | ".join(fmt(v) for v in rec) + " |")

@@ -113,7 +113,9 @@ def paired_units(
                     "diffs": d,
                 }
             )
-    return pd.DataFrame(rows, columns=[c for c in UNIT_COLUMNS if c not in ("p_adj", "outcome")] + ["diffs"])
+    return pd.DataFrame(
+        rows, columns=[c for c in UNIT_COLUMNS if c not in ("p_adj", "outcome")] + ["diffs"]
+    )
 
 
 def classify_units(units: pd.DataFrame, rule: Rule) -> pd.DataFrame:
@@ -126,11 +128,15 @@ def classify_units(units: pd.DataFrame, rule: Rule) -> pd.DataFrame:
     out["p_adj"] = adjust_pvalues(out["p"].to_numpy(float), rule.correction)
     sig = out["p_adj"] < rule.alpha
     direction = np.sign(out["mean_diff"].to_numpy(float))
-    out["outcome"] = np.where(sig & (direction > 0), "for", np.where(sig & (direction < 0), "against", "none"))
+    out["outcome"] = np.where(
+        sig & (direction > 0), "for", np.where(sig & (direction < 0), "against", "none")
+    )
     return out
 
 
-def summarize_part(units: pd.DataFrame, rule: Rule, seed: int = 0, n_boot: int = 1000) -> dict[str, Any]:
+def summarize_part(
+    units: pd.DataFrame, rule: Rule, seed: int = 0, n_boot: int = 1000
+) -> dict[str, Any]:
     """Counts, the rule's decision and the effect with its hierarchical bootstrap interval."""
     n = len(units)
     k_for = int((units["outcome"] == "for").sum()) if n else 0
@@ -138,7 +144,8 @@ def summarize_part(units: pd.DataFrame, rule: Rule, seed: int = 0, n_boot: int =
     eff = lo = hi = np.nan
     if n and "diffs" in units.columns:
         groups = [
-            np.concatenate([np.asarray(d, float) for d in g["diffs"]]) for _, g in units.groupby("problem")
+            np.concatenate([np.asarray(d, float) for d in g["diffs"]])
+            for _, g in units.groupby("problem")
         ]
         eff, lo, hi = hierarchical_bootstrap_ci(groups, n_boot=n_boot, seed=seed)
     return {

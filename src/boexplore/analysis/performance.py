@@ -151,7 +151,9 @@ def curvature_bootstrap(
     power analysis; ``chance`` is the permutation chance level of a concave fit
     with an interior vertex for that many methods.
     """
-    check_columns(final, ("problem", "dim", "method", "seed", exploration, performance), "final table")
+    check_columns(
+        final, ("problem", "dim", "method", "seed", exploration, performance), "final table"
+    )
     rng = np.random.default_rng(seed)
     rows = []
     cols_out = [
@@ -194,7 +196,7 @@ def curvature_bootstrap(
         frac = hits / n_boot
         p_for = (1 + n_boot - hits) / (n_boot + 1)
         p_against = (1 + hits) / (n_boot + 1)
-        lo, hi = (np.quantile(bc, [0.025, 0.975]) if bc.size else (np.nan, np.nan))
+        lo, hi = np.quantile(bc, [0.025, 0.975]) if bc.size else (np.nan, np.nan)
         clipped = min(max(frac, 0.5 / n_boot), 1 - 0.5 / n_boot)
         k = len(cols)
         if k not in chance_cache:

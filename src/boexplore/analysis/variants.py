@@ -155,7 +155,13 @@ def mechanism_activity(frame: pd.DataFrame) -> pd.DataFrame:
             d = float(g["dim"].iloc[0])
             raasp = float(np.any(v[ok] < d - 1e-9)) if ok.any() else np.nan
         rows.append(
-            {"problem": problem, "method": method, "seed": seed, "tr_acted": tr, "raasp_acted": raasp}
+            {
+                "problem": problem,
+                "method": method,
+                "seed": seed,
+                "tr_acted": tr,
+                "raasp_acted": raasp,
+            }
         )
     return pd.DataFrame(rows, columns=ACTIVITY_COLUMNS)
 
