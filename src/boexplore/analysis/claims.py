@@ -258,6 +258,8 @@ def _needs(parts: Sequence[dict[str, Any]]) -> str:
     und = [p for p in parts if p["decision"] == UNDECIDED]
     if not und:
         return ""
+    if any(p["n_units"] == 0 for p in und):  # C7: the mechanism never acted
+        return "budgets where the mechanism acts (>= 10·d evaluations); it never acted here"
     if any(p["need_seeds"] is None for p in und):
         return "not decided within the power grid"
     seeds = max(int(p["need_seeds"]) for p in und)
@@ -277,7 +279,7 @@ def _final_verdict(decision: str, needs: str, missing_note: str = "") -> str:
         return decision
     if decision == MISSING:
         return f"{MISSING}: {missing_note}" if missing_note else MISSING
-    if needs.startswith("not decided"):
+    if needs.startswith(("not decided", "budgets")):
         return f"{UNDECIDABLE_PREFIX}: {needs}"
     return f"{UNDECIDABLE_PREFIX}: needs {needs}" if needs else UNDECIDABLE_PREFIX
 
