@@ -93,7 +93,21 @@ CLAIMS: dict[str, str] = {
     "P1-C7": "Trust regions and RAASP consistently reduce exploration.",
     "P1-C8": "The best-performing methods have intermediate exploration (non-monotone relation).",
 }
+# The basic claims-table format shared with paper 2 (boexplore.parametric.claims imports it).
 COLUMNS = [
+    "claim_id",
+    "claim",
+    "statistic",
+    "value",
+    "ci_low",
+    "ci_high",
+    "threshold",
+    "verdict",
+    "n",
+    "note",
+]
+# Paper 1 adds the TS variant of P1-C4, the short decision and the power need.
+PAPER1_COLUMNS = [
     "claim_id",
     "variant",
     "claim",
@@ -611,7 +625,7 @@ def claims_report(r: AnalysisResult) -> ClaimsReport:
         _factor_claim(b, "P1-C7", ["trust_region", "raasp"], -1),
         claim_c8(b),
     ]
-    claims = pd.DataFrame(rows, columns=COLUMNS)
+    claims = pd.DataFrame(rows, columns=PAPER1_COLUMNS)
     parts = pd.DataFrame(b.parts, columns=PART_COLUMNS)
     units = pd.concat(b.units, ignore_index=True) if b.units else pd.DataFrame()
     if "diffs" in units.columns:
