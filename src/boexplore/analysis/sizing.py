@@ -3,8 +3,9 @@
 Used to size ``config/replicate.yaml`` before running it. The cost model is a
 piecewise log-linear interpolation in d of the CPU seconds per BO iteration
 measured in ``docs/bo_timings.md`` (one torch thread, n ≤ 100 observations):
-GP fit (1.5 × the warm-start fit table) + acquisition optimisation (rough
-table, LogEI), with method factors for the expensive acquisition functions,
+GP fit (cold fits, the engine default, or warm-started when the config's
+``bo.warm_start`` is true) + acquisition optimisation (rough table, LogEI),
+with method factors for the expensive acquisition functions,
 plus a fixed per-job start-up cost (Python + torch import). Random / Sobol cost nothing per
 iteration. Numbers are estimates, to be checked against ``runs_summary.csv``
 of a finished run.
@@ -19,9 +20,11 @@ from typing import Any
 
 import numpy as np
 
-# CPU seconds per iteration at n <= 100 (docs/bo_timings.md). Fits are warm-started in real
-# runs: 1.5 x the warm-start table at n = 100 (covers the cold first fit and n growth).
-FIT_S: dict[int, float] = {2: 0.1, 10: 0.45, 50: 2.2, 100: 2.1, 180: 2.1}
+# CPU seconds per GP fit at n <= 100 (docs/bo_timings.md, "Warm-started vs cold" table):
+# cold fits (the engine default, plain BoTorch) at n = 100, rounded up; warm-started fits at
+# 1.5 x the warm table (covers the cold first fit and growth of n).
+FIT_COLD_S: dict[int, float] = {2: 0.2, 10: 0.5, 50: 4.2, 100: 4.8, 180: 5.6}
+FIT_WARM_S: dict[int, float] = {2: 0.1, 10: 0.45, 50: 2.2, 100: 2.1, 180: 2.1}
 ACQ_S: dict[int, float] = {2: 0.1, 10: 0.9, 50: 0.8, 100: 1.2, 180: 1.7}
 # acquisition-cost factors relative to LogEI (same tables)
 ACQ_FACTOR: dict[str, float] = {
@@ -42,14 +45,16 @@ def _interp(table: Mapping[int, float], d: int) -> float:
     return float(np.interp(math.log(max(d, 1)), np.log(ks), vs))
 
 
-def iteration_seconds(base: str, d: int, q: int = 1, polish: bool = False) -> float:
+def iteration_seconds(
+    base: str, d: int, q: int = 1, polish: bool = False, warm_start: bool = False
+) -> float:
     """CPU seconds of one BO iteration (fit + acquisition of a batch of ``q``)."""
     if base in FREE:
         return 0.0
     acq = _interp(ACQ_S, d) * ACQ_FACTOR.get(base, 1.0) * (1.0 + 0.7 * (q - 1))
     if base == "ts" and polish:
         acq *= 3.0
-    return _interp(FIT_S, d) + acq
+    return _interp(FIT_WARM_S if warm_start else FIT_COLD_S, d) + acq
 
 
 def _parse(spec: str) -> tuple[str, int, bool]:
@@ -69,6 +74,7 @@ def estimate_cpu_hours(config: Mapping[str, Any]) -> dict[str, Any]:
     seeds = len(config["seeds"])
     per_job = int(config.get("seeds_per_job", 1))
     excl = config.get("exclude", [])
+    warm = bool((config.get("bo") or {}).get("warm_start", False))
     per_problem: dict[str, float] = {}
     runs = 0
     for label, entry in config["problems"].items():
@@ -85,10 +91,13 @@ def estimate_cpu_hours(config: Mapping[str, Any]) -> dict[str, Any]:
             base, q, polish = _parse(spec)
             iters = math.ceil(max(0, budget - n_init) / q)
             jobs = math.ceil(seeds / per_job)
-            total += seeds * iters * iteration_seconds(base, d, q, polish) + jobs * JOB_OVERHEAD_S
+            total += (
+                seeds * iters * iteration_seconds(base, d, q, polish, warm) + jobs * JOB_OVERHEAD_S
+            )
             runs += seeds
         per_problem[label] = total / 3600.0
     return {
+        "warm_start": warm,
         "cpu_hours": sum(per_problem.values()),
         "per_problem": per_problem,
         "runs": runs,
