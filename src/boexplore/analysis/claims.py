@@ -293,7 +293,7 @@ def _final_verdict(decision: str, needs: str, missing_note: str = "") -> str:
         return decision
     if decision == MISSING:
         return f"{MISSING}: {missing_note}" if missing_note else MISSING
-    if needs.startswith(("not decided", "budgets")):
+    if needs.startswith(("not decided", "budgets", "runs for")):
         return f"{UNDECIDABLE_PREFIX}: {needs}"
     return f"{UNDECIDABLE_PREFIX}: needs {needs}" if needs else UNDECIDABLE_PREFIX
 
@@ -313,6 +313,10 @@ def _rule_row(
     if decision == MISSING and not missing_note:
         missing_note = "; ".join(p["note"] or p["part"] for p in parts)
     needs = _needs(parts)
+    gaps = [p["part"] for p in parts if p["decision"] == MISSING]
+    if decision == UNDECIDED and gaps:  # a part without data blocks reproduction: say which
+        gap = "runs for " + ", ".join(gaps)
+        needs = f"{needs}; {gap}" if needs else gap
     return {
         "claim_id": cid,
         "variant": variant,
