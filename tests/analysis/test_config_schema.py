@@ -1,5 +1,6 @@
 """The analysis defaults come from the schema, and every shipped config validates."""
 
+import fnmatch
 from pathlib import Path
 
 import jsonschema
@@ -31,15 +32,16 @@ def test_schema_defaults_equal_code_defaults():
     assert cfg["paper_order"][0] == ["random"] and cfg["groups"]["info"] == ["mes", "jes", "pes"]
 
 
-@pytest.mark.parametrize("name", ["config.yaml", "smoke.yaml", "paper.yaml"])
+@pytest.mark.parametrize("name", ["config.yaml", "smoke.yaml", "paper.yaml", "replicate.yaml"])
 def test_shipped_configs_validate(name):
     section = yaml.safe_load((ROOT / "config" / name).read_text())["analysis"]
     jsonschema.validate(section, SCHEMA)
     cfg = analysis_config(section)
     for group in [g for level in cfg["paper_order"] for g in level]:
         assert group in cfg["groups"]
-    for g in (*cfg["explorers"], *cfg["exploiters"], *cfg["c5_ucb_groups"]):
+    for g in (*cfg["explorers"], *cfg["exploiters"], *cfg["c5_ucb_groups"], *cfg["c4_ts_groups"]):
         assert g in cfg["groups"]
+    assert len(cfg["c5_ucb_groups"]) == 1  # P1-C5 compares EI with ONE UCB
 
 
 def test_schema_rejects_unknown_key():
@@ -55,3 +57,19 @@ def test_workflow_rule_names_every_analysis_table():
         assert f'"{name}": "{fname}"' in smk
     for cap in ROOT.joinpath("workflow/report").glob("paper1_*.rst"):
         assert f"../report/{cap.name}" in smk
+
+
+def test_replicate_design_meets_the_issue_14_constraints():
+    from boexplore.analysis.sizing import estimate_cpu_hours
+
+    cfg = yaml.safe_load((ROOT / "config" / "replicate.yaml").read_text())
+    an = analysis_config(cfg["analysis"])
+    dims = {k: int(v["dim"]) for k, v in cfg["problems"].items()}
+    assert sum(d <= an["low_d_max"] for d in dims.values()) >= 6
+    assert sum(d >= an["high_d_min"] for d in dims.values()) >= 6
+    variants = [m for m, s in cfg["methods"].items() if "+tr" in s or "+raasp" in s]
+    excluded = {r["problem"] for r in cfg["exclude"] if r["method"] == "logei_*"}
+    for label, entry in cfg["problems"].items():
+        if not any(fnmatch.fnmatch(label, p) for p in excluded) and variants:
+            assert int(entry.get("budget") or cfg["budget"]) >= 10 * dims[label], label
+    assert estimate_cpu_hours(cfg)["cpu_hours"] <= 9.0  # conservative model; see the config note

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boexplore.analysis.stats import (
@@ -24,6 +24,7 @@ def test_bh_known_values():
     np.testing.assert_allclose(benjamini_hochberg(p), [0.02, 0.04, 0.04, 0.02])
 
 
+@settings(deadline=None)
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=30))
 def test_adjusted_pvalues_dominate_raw_and_holm_dominates_bh(p):
     h, b = holm(p), benjamini_hochberg(p)

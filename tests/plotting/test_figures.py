@@ -107,7 +107,8 @@ def test_save_figure_rejects_non_png(tmp_path):
 
 
 def test_claims_from_figure_fixture(result):
-    assert len(build_claims(result[0])) == 8
+    claims = build_claims(result[0])
+    assert set(claims["claim_id"]) == {f"P1-C{i}" for i in range(1, 9)}
 
 
 def test_draw_figure_from_tables_on_disk(tmp_path):

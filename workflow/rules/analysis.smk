@@ -41,6 +41,8 @@ ANALYSIS_OUTPUTS = (
     + [
         f"{P1_TABLES}/claims_paper1.csv",
         f"{P1_TABLES}/claims_paper1.md",
+        f"{P1_TABLES}/claims_paper1_parts.csv",
+        f"{P1_TABLES}/claims_paper1_units.csv",
         f"{P1_TABLES}/paper1_tour_quality.csv",
     ]
     + [f"{P1_FIGURES}/{name}.{ext}" for name in P1_FIGURE_NAMES for ext in ("png", "pdf", "json")]
@@ -50,6 +52,7 @@ ANALYSIS_OUTPUTS = (
 rule paper1_analysis:
     input:
         metrics=f"{P1_TABLES}/metrics.parquet",
+        runs=all_run_files(),  # trust-region / RAASP activity columns for P1-C7
     output:
         **P1_TABLE,
         claims_csv=report(
@@ -58,6 +61,8 @@ rule paper1_analysis:
             category="Paper 1",
         ),
         claims_md=f"{P1_TABLES}/claims_paper1.md",
+        claims_parts=f"{P1_TABLES}/claims_paper1_parts.csv",
+        claims_units=f"{P1_TABLES}/claims_paper1_units.csv",
     params:
         analysis=config.get("analysis", {}),
     log:

@@ -30,7 +30,12 @@ from boexplore.analysis.summaries import (
     trajectory_summary,
 )
 from boexplore.analysis.taxonomy import PartialOrder, dimension_subsets, taxonomy
-from boexplore.analysis.variants import effect_summary, match_variants, paired_differences
+from boexplore.analysis.variants import (
+    effect_summary,
+    match_variants,
+    mechanism_activity,
+    paired_differences,
+)
 from boexplore.io import atomic_write
 
 META_COLUMNS = ("method_spec", "base_method", "q", "trust_region", "raasp")
@@ -61,6 +66,7 @@ class AnalysisResult:
     oe_baseline: pd.DataFrame
     min_seeds_seen: int
     notes: list[str] = field(default_factory=list)
+    activity: pd.DataFrame | None = None  # per-run trust-region / RAASP activity (P1-C7)
 
 
 def _with_metadata(metrics: pd.DataFrame) -> pd.DataFrame:
@@ -86,8 +92,15 @@ def run_analysis(
     metrics: pd.DataFrame,
     section: Mapping[str, Any] | None = None,
     baseline: UniformOEBaseline | None = None,
+    activity: pd.DataFrame | None = None,
 ) -> AnalysisResult:
-    """All paper-1 analyses from the aggregated metrics table."""
+    """All paper-1 analyses from the aggregated metrics table.
+
+    ``activity`` (:func:`boexplore.analysis.variants.mechanism_activity` of the
+    traces) tells P1-C7 where the trust region / RAASP acted; when omitted it is
+    derived from the metrics table if that carries the engine's ``tr_length`` /
+    ``raasp_n_perturbed`` columns, else C7 notes that activity was not recorded.
+    """
     cfg = analysis_config(section)
     if metrics.empty:
         raise ValueError("metrics table is empty: nothing to analyse")
@@ -169,6 +182,8 @@ def run_analysis(
     if vpairs.empty:
         notes.append("variants: no batch / trust-region / RAASP variant matched a base method")
     vdiffs = paired_differences(final, vpairs, tuple(xmetrics))
+    if activity is None and {"tr_length", "raasp_n_perturbed"} & set(metrics.columns):
+        activity = mechanism_activity(metrics)
     return AnalysisResult(
         config=cfg,
         metrics=m,
@@ -211,6 +226,7 @@ def run_analysis(
         oe_baseline=baseline.table(),
         min_seeds_seen=min_seeds_seen,
         notes=notes,
+        activity=activity,
     )
 
 

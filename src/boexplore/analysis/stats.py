@@ -1,6 +1,7 @@
 """Small statistical helpers shared by the paper-1 analyses.
 
-Bootstrap intervals, one-sided paired tests over seeds, multiple-comparison
+Bootstrap intervals (the project's single ``bootstrap_ci`` and a hierarchical
+problems-then-seeds variant), paired tests over seeds, multiple-comparison
 corrections (Holm, Benjamini–Hochberg) and exact binomial intervals. All
 randomness goes through an explicit seed so every table is reproducible.
 """
@@ -16,15 +17,22 @@ from scipy import stats
 def bootstrap_ci(
     values: Sequence[float] | np.ndarray,
     statistic: Callable[[np.ndarray], float] = np.median,
+    *,
     n_boot: int = 1000,
     level: float = 0.95,
     seed: int = 0,
 ) -> tuple[float, float, float]:
-    """Point estimate and percentile bootstrap interval of ``statistic``.
+    """``(estimate, low, high)``: ``statistic`` of ``values`` with a percentile bootstrap interval.
 
-    NaNs are dropped. With no finite value everything is NaN; with one value
-    the interval collapses to that value.
+    The one bootstrap interval of the project. Everything after ``statistic`` is
+    keyword-only so ``level`` and ``n_boot`` cannot be swapped. NaNs are dropped;
+    with no finite value everything is NaN; with one value the interval collapses
+    to that value.
     """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"bootstrap_ci: level must be in (0, 1), got {level}")
+    if n_boot < 1:
+        raise ValueError(f"bootstrap_ci: n_boot must be >= 1, got {n_boot}")
     x = np.asarray(values, dtype=float)
     x = x[np.isfinite(x)]
     if x.size == 0:
@@ -38,6 +46,58 @@ def bootstrap_ci(
     alpha = (1.0 - level) / 2.0
     lo, hi = np.quantile(boots, [alpha, 1.0 - alpha])
     return (point, float(lo), float(hi))
+
+
+def hierarchical_bootstrap_ci(
+    groups: Sequence[np.ndarray],
+    *,
+    n_boot: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """Mean over groups of the within-group mean, bootstrapped over groups then members.
+
+    ``groups`` are e.g. the per-seed paired differences of each problem. Each
+    resample draws problems with replacement, then seeds with replacement inside
+    every drawn problem, so the interval carries both sources of variation.
+    Returns ``(estimate, low, high)``; NaNs when no group has a finite value.
+    """
+    gs = [np.asarray(g, dtype=float) for g in groups]
+    gs = [g[np.isfinite(g)] for g in gs]
+    gs = [g for g in gs if g.size]
+    if not gs:
+        return (np.nan, np.nan, np.nan)
+    point = float(np.mean([g.mean() for g in gs]))
+    if len(gs) == 1 and gs[0].size == 1:
+        return (point, point, point)
+    rng = np.random.default_rng(seed)
+    k = len(gs)
+    boots = np.empty(n_boot)
+    for b in range(n_boot):
+        pick = rng.integers(0, k, size=k)
+        boots[b] = np.mean([gs[i][rng.integers(0, gs[i].size, gs[i].size)].mean() for i in pick])
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(boots, [alpha, 1.0 - alpha])
+    return (point, float(lo), float(hi))
+
+
+def paired_t_two_sided(diff: np.ndarray) -> tuple[float, float]:
+    """Two-sided one-sample t-test of paired differences: ``(p_value, mean)``.
+
+    NaNs are dropped. Fewer than 2 differences give p = 1; constant non-zero
+    differences give p = 0 (the direction is the sign of the mean); all-zero
+    differences give p = 1.
+    """
+    d = np.asarray(diff, dtype=float)
+    d = d[np.isfinite(d)]
+    if d.size == 0:
+        return (1.0, np.nan)
+    mean = float(d.mean())
+    if d.size < 2:
+        return (1.0, mean)
+    if np.ptp(d) <= 1e-15 * max(1.0, float(np.abs(d).max())):
+        return (0.0 if mean != 0 else 1.0, mean)
+    return (float(stats.ttest_1samp(d, 0.0).pvalue), mean)
 
 
 def paired_greater_pvalue(a: np.ndarray, b: np.ndarray) -> float:

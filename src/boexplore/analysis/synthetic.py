@@ -33,10 +33,15 @@ def synthetic_metrics(
     noise: float = 0.01,
     variants: Mapping[str, tuple[str, int, bool, bool, float]] | None = None,
     seed: int = 0,
+    overrides: Mapping[tuple[str, str], float] | None = None,
+    perf_peak: float = 0.5,
 ) -> pd.DataFrame:
     """Long metrics table shaped like ``results/<run>/tables/metrics.parquet``.
 
     ``variants`` maps a label to (base label, q, trust_region, raasp, level shift).
+    ``overrides`` sets the level of one (problem, method) cell (e.g. TS above
+    random only in high d). Performance peaks at level ``perf_peak`` (0.5: an
+    inverted U; > 1.2: monotone increasing in exploration).
     """
     rng = np.random.default_rng(seed)
     levels = dict(levels or DEFAULT_LEVELS)
@@ -47,14 +52,15 @@ def synthetic_metrics(
     rows = []
     n = np.arange(1, T + 1)
     for problem, d in problems:
-        for method, (spec, base, q, tr, ra, lv) in meta.items():
+        for method, (spec, base, q, tr, ra, lv0) in meta.items():
+            lv = (overrides or {}).get((problem, method), lv0)
             for s in range(seeds):
                 eps = rng.normal(0.0, noise, size=T)
                 growth = 1.0 - np.exp(-n / 4.0)
                 otsd_norm = 0.1 * lv * growth + np.abs(eps) * 0.1
                 psi = 2 * np.sqrt(5 * d) * (1.5 * n) ** (1 - 1 / d)
                 oe = 3.0 * (lv - 1.0) + rng.normal(0.0, noise * 3, size=T)
-                best = -((lv - 0.5) ** 2) - 0.2 * np.exp(-n / 5) + rng.normal(0, noise, T)
+                best = -((lv - perf_peak) ** 2) - 0.2 * np.exp(-n / 5) + rng.normal(0, noise, T)
                 best = np.maximum.accumulate(best)
                 rows.append(
                     pd.DataFrame(

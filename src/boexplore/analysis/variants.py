@@ -124,3 +124,57 @@ def effect_summary(diffs: pd.DataFrame) -> pd.DataFrame:
             "ci_high",
         ],
     )
+
+
+ACTIVITY_COLUMNS = ["problem", "method", "seed", "tr_acted", "raasp_acted"]
+
+
+def mechanism_activity(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per run: did the trust region / RAASP actually act (NaN when not recorded)?
+
+    ``frame`` is a trace (or any per-iteration table) with ``problem``,
+    ``method``, ``seed``, ``dim`` and optionally the engine's trace columns
+    ``tr_length`` and ``raasp_n_perturbed``. A trust region *acted* when its
+    side length took more than one value during the run (it shrank or grew at
+    least once; a region that never leaves its initial length is a fixed box
+    around the incumbent, not the adaptive mechanism). RAASP *acted* when on
+    some iteration its candidates replaced on average fewer than all ``d``
+    coordinates (otherwise they are plain uniform points, a no-op).
+    """
+    check_columns(frame, ("problem", "method", "seed"), "trace table")
+    rows = []
+    for (problem, method, seed), g in frame.groupby(["problem", "method", "seed"], sort=True):
+        tr = raasp = np.nan
+        if "tr_length" in g.columns:
+            v = g["tr_length"].to_numpy(float)
+            v = v[np.isfinite(v)]
+            tr = float(np.unique(np.round(v, 12)).size > 1) if v.size else np.nan
+        if "raasp_n_perturbed" in g.columns and "dim" in g.columns:
+            v = g["raasp_n_perturbed"].to_numpy(float)
+            ok = np.isfinite(v)
+            d = float(g["dim"].iloc[0])
+            raasp = float(np.any(v[ok] < d - 1e-9)) if ok.any() else np.nan
+        rows.append(
+            {
+                "problem": problem,
+                "method": method,
+                "seed": seed,
+                "tr_acted": tr,
+                "raasp_acted": raasp,
+            }
+        )
+    return pd.DataFrame(rows, columns=ACTIVITY_COLUMNS)
+
+
+def mechanism_activity_from_files(paths: list[str]) -> pd.DataFrame:
+    """:func:`mechanism_activity` of trace parquet files, reading only the needed columns."""
+    import pyarrow.parquet as pq
+
+    frames = []
+    want = ("problem", "method", "seed", "dim", "tr_length", "raasp_n_perturbed")
+    for path in paths:
+        names = set(pq.read_schema(path).names)
+        frames.append(pd.read_parquet(path, columns=[c for c in want if c in names]))
+    if not frames:
+        return pd.DataFrame(columns=ACTIVITY_COLUMNS)
+    return mechanism_activity(pd.concat(frames, ignore_index=True))
