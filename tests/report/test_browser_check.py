@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from browser_check import find_chromium, problems, probe_report
+from browser_check import find_chromium, probe_report, problems
 
 from boexplore.reporting.claims_html import claims_html
 
