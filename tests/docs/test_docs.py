@@ -69,3 +69,18 @@ def test_citation_cff_names_both_papers_and_this_version() -> None:
     assert ids == {"arXiv:2502.08208", "arXiv:2605.13160"}
     for ref in cff["references"]:
         assert ref["authors"] and ref["title"] and ref["year"]
+
+
+def test_gallery_lists_every_default_figure_and_is_current() -> None:
+    from boexplore.reporting.gallery import gallery_markdown
+
+    page = (REPO / "docs" / "gallery.md").read_text()
+    figures = sorted(p.stem for p in (REPO / "figures" / "default").glob("*.png"))
+    assert len(figures) >= 10
+    for name in figures:
+        assert f"](../figures/default/{name}.png)" in page, name
+    expected = gallery_markdown(
+        REPO / "figures" / "default", REPO / "workflow" / "report", "../figures/default"
+    )
+    assert page == expected, "regenerate: python -m boexplore.reporting.gallery"
+    assert "(no report caption)" not in page
