@@ -32,7 +32,7 @@ def test_trajectories_wrap_many_problems(tmp_path: Path) -> None:
     few, many = tmp_path / "few.png", tmp_path / "many.png"
     plot_trajectories(traj[traj["problem"].isin(["p0", "p1"])], few)
     plot_trajectories(traj, many)
-    (w_few, h_few), (w_many, h_many) = png_size(few), png_size(many)
+    (_, h_few), (w_many, h_many) = png_size(few), png_size(many)
     assert TRAJ_COLS == 3
     assert w_many < 1600, w_many  # 7 problems in one row would be ~2,800 px
     assert h_many > 2 * h_few  # three blocks of (OTSD, OE) rows
