@@ -84,3 +84,19 @@ def test_gallery_lists_every_default_figure_and_is_current() -> None:
     )
     assert page == expected, "regenerate: python -m boexplore.reporting.gallery"
     assert "(no report caption)" not in page
+
+
+def test_api_page_covers_every_public_name() -> None:
+    import importlib
+
+    from boexplore.reporting.api_docs import PACKAGES, package_markdown
+
+    page = (REPO / "docs" / "api.md").read_text()
+    for package in PACKAGES:
+        assert f"## `{package}`" in page, package
+        for name in importlib.import_module(package).__all__:
+            assert f"`{name}" in page, (
+                f"{package}.{name}: run python -m boexplore.reporting.api_docs"
+            )
+    section = "\n".join(package_markdown("boexplore.compare"))
+    assert "### `place(" in section and "Score ``user`` traces" in section

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,8 +19,13 @@ pytestmark = pytest.mark.smoke
 
 @pytest.fixture(scope="module")
 def smoke_dir(tmp_path_factory):
-    """Run the whole smoke DAG once; the tests below inspect its outputs."""
-    work = tmp_path_factory.mktemp("smoke")
+    """Run the whole smoke DAG once; the tests below inspect its outputs.
+
+    With BOEXPLORE_SMOKE_DIR set, that directory (e.g. a checkout where the smoke run has
+    already finished) is used instead: snakemake then only checks it is up to date.
+    """
+    reuse = os.environ.get("BOEXPLORE_SMOKE_DIR")
+    work = Path(reuse) if reuse else tmp_path_factory.mktemp("smoke")
     proc = run_snakemake(
         ["--cores", "2", "--configfile", str(REPO / "config" / "smoke.yaml")], cwd=work, timeout=1500
     )
@@ -82,3 +90,23 @@ def test_report_builds(smoke_dir) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert (smoke_dir / "report.html").stat().st_size > 10_000
+    # docutils reports problems in captions / the landing text as "(WARNING/2)" etc. on
+    # stderr and as "System Message" blocks in the page; a clean report has neither.
+    log = proc.stderr + proc.stdout
+    assert not re.findall(r"\((?:INFO|WARNING|ERROR|SEVERE)/\d\)", log), log[-4000:]
+    html = (smoke_dir / "report.html").read_text(encoding="utf-8")
+    assert "System Message" not in html
+    assert "claims_paper1.html" in html and "claims_paper2.html" in html
+    assert "CI smoke test" in html  # the config description on the landing page
+
+
+def test_report_in_headless_chromium(smoke_dir) -> None:
+    """Every figure loads (naturalWidth > 0) and both claims tables have rows."""
+    from browser_check import find_chromium, probe_report, problems
+
+    report = smoke_dir / "report.html"
+    if find_chromium() is None or not report.exists():
+        pytest.skip("needs chromium and the report of test_report_builds")
+    found = probe_report(report)
+    assert problems(found, ["paper1", "paper2"]) == [], found
+    assert len(found["images"]) >= 10
