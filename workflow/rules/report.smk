@@ -27,7 +27,7 @@ for _paper in _CLAIMS_BUILT:
         output:
             report(
                 f"{REPORT_DIR}/claims_{_paper}.html",
-                caption=f"../report/{_paper}_claims.rst",
+                caption=f"../report/claims_{_paper}.rst",
                 category=CLAIMS_HTML[_paper][0],
                 labels={"table": "claims"},
             ),
