@@ -94,6 +94,9 @@ def test_landing_page_shows_the_config_description(config: str) -> None:
     first_words = " ".join(cfg["description"].split()[:6])
     assert first_words.replace("_", "") in re.sub(r"<[^>]+>|_", "", " ".join(body.split()))
     assert f"{len(cfg['problems'])} problems" in body
+    text = re.sub(r"<[^>]+>", "", body)
+    for label in [*cfg["problems"], *cfg["methods"]]:
+        assert label in text, label
 
 
 def test_description_with_rst_specials_is_literal() -> None:
