@@ -153,3 +153,28 @@ def test_percentile_is_bounded_and_monotone(values: list[float], x: float, dx: f
     lo, hi = percentile(v, x), percentile(v, x + dx)
     assert 0.0 <= lo <= hi <= 100.0
     assert percentile(v, max(values) + 1) == 100.0 and percentile(v, min(values) - 1) == 0.0
+
+
+def test_taxonomy_layers_and_repeated_stems(run_dir: Path, tmp_path: Path) -> None:
+    classes = pd.DataFrame(
+        {
+            "subset": ["all", "all", "low_d"],
+            "metric": ["otsd_norm"] * 3,
+            "class": [0, 1, 0],
+            "members": ["random", "middle ≈ local", "local"],
+            "layer": [0, 1, 0],
+        }
+    )
+    classes.to_csv(run_dir / "tables" / "paper1_taxonomy_classes.csv", index=False)
+    try:
+        ref = load_reference(run_dir, "toy", D)
+        result = place([("u", _uniform(np.random.default_rng(1)))], ref, BASE)
+        layers = dict(zip(result.methods["method"], result.methods["layer"], strict=True))
+        assert layers == {"random": 0, "middle": 1, "local": 1}
+    finally:
+        (run_dir / "tables" / "paper1_taxonomy_classes.csv").unlink()
+    for method in ("a", "b"):
+        (tmp_path / method).mkdir()
+        np.save(tmp_path / method / "seed0.npy", np.random.default_rng(0).random((5, D)))
+    loaded = load_user_traces([tmp_path / "a" / "seed0.npy", tmp_path / "b" / "seed0.npy"])
+    assert [lab for lab, _ in loaded] == ["a/seed0", "b/seed0"]

@@ -61,6 +61,8 @@ def _run(args: argparse.Namespace) -> int:
     print(result.user.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(f"\n## nearest reference methods (top {args.top}; scaled distance of medians)")
     print(result.methods.head(args.top).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if "layer" in result.methods.columns:
+        print("# layer: level in the run's OTSD taxonomy over all problems (0 = explores most)")
     if not args.no_figure:
         out = _figure(result, f"{ref.problem} (d={ref.dim})", Path(args.figure))
         print(f"\nwrote {out}", file=sys.stderr)

@@ -64,20 +64,23 @@ def load_user_traces(
     """(label, unit-cube points) per trace; a table with a ``seed`` column yields one per seed.
 
     Tables use ``x_columns``, else ``x_0 .. x_{d-1}``, else every numeric column; rows
-    are taken in ``eval_index`` order when that column exists, else in file order.
+    are taken in ``eval_index`` order when that column exists, else in file order. Labels
+    are file stems, prefixed with the parent directory when stems repeat.
     """
-    out: list[tuple[str, np.ndarray]] = []
+    loaded: list[tuple[Path, str, np.ndarray]] = []
     for path in paths:
         p = Path(path)
         frame = _read_table(p)
         if frame is None or "seed" not in frame.columns or frame["seed"].nunique() <= 1:
             raw = load_points(p, x_columns) if frame is None else _table_points(p, frame, x_columns)
-            out.append((p.stem, as_points(raw, bounds, name=str(p))))
+            loaded.append((p, "", as_points(raw, bounds, name=str(p))))
             continue
         for s, grp in frame.groupby("seed", sort=True):
             raw = _table_points(p, grp, x_columns)
-            out.append((f"{p.stem}[seed={s}]", as_points(raw, bounds, name=str(p))))
-    return out
+            loaded.append((p, f"[seed={s}]", as_points(raw, bounds, name=str(p))))
+    short = [p.stem + tag for p, tag, _ in loaded]
+    long = len(set(short)) < len(short)
+    return [((f"{p.parent.name}/{p.stem}" if long else p.stem) + tag, X) for p, tag, X in loaded]
 
 
 def _read_table(path: Path) -> pd.DataFrame | None:
@@ -229,8 +232,24 @@ def _method_distances(
     diff = (med[list(METRICS)] - centre) / scale
     med["distance"] = np.sqrt((diff.fillna(np.inf) ** 2).sum(axis=1))
     out = med.reset_index().sort_values(["distance", "method"]).reset_index(drop=True)
-    if classes is not None and {"member", "class"} <= set(classes.columns):
-        out = out.merge(
-            classes[["member", "class"]].rename(columns={"member": "method"}), how="left"
-        )
-    return out[[c for c in ("method", "class", "n_seeds", *METRICS, "distance") if c in out]]
+    layers = taxonomy_layers(classes)
+    if layers is not None:
+        out = out.merge(layers, on="method", how="left")
+        out["layer"] = out["layer"].astype("Int64")
+    return out[[c for c in ("method", "layer", "n_seeds", *METRICS, "distance") if c in out]]
+
+
+def taxonomy_layers(classes: pd.DataFrame | None, metric: str = "otsd_norm") -> pd.DataFrame | None:
+    """method -> Hasse layer of the run's all-problem taxonomy (0 = top, explores most)."""
+    need = {"subset", "metric", "members", "layer"}
+    if classes is None or not need <= set(classes.columns):
+        return None
+    rows = classes[(classes["subset"] == "all") & (classes["metric"] == metric)]
+    if rows.empty:
+        return None
+    out = [
+        {"method": m.strip(), "layer": int(r.layer)}
+        for r in rows.itertuples(index=False)
+        for m in str(r.members).split("≈")
+    ]
+    return pd.DataFrame(out).drop_duplicates("method")
