@@ -90,38 +90,36 @@ def test_figures_have_sidecars_tracing_back_to_runs(smoke_dir) -> None:
     assert provenance["runs"] and provenance["problems"]
 
 
-def test_report_builds(smoke_dir) -> None:
-    proc = run_snakemake(
-        [
-            "--cores",
-            "1",
-            "--configfile",
-            str(REPO / "config" / "smoke.yaml"),
-            "--report",
-            "report.html",
-        ],
-        cwd=smoke_dir,
-        timeout=300,
-    )
+@pytest.fixture(scope="module")
+def smoke_report(smoke_dir):
+    """Build the smoke run's HTML report once: (snakemake process, report path)."""
+    args = ["--cores", "1", "--configfile", str(REPO / "config" / "smoke.yaml")]
+    proc = run_snakemake([*args, "--report", "report.html"], cwd=smoke_dir, timeout=300)
+    return proc, smoke_dir / "report.html"
+
+
+def test_report_builds(smoke_report) -> None:
+    proc, report = smoke_report
     assert proc.returncode == 0, proc.stderr[-4000:]
-    assert (smoke_dir / "report.html").stat().st_size > 10_000
+    assert report.stat().st_size > 10_000
     # docutils reports problems in captions / the landing text as "(WARNING/2)" etc. on
     # stderr and as "System Message" blocks in the page; a clean report has neither.
     log = proc.stderr + proc.stdout
     assert not re.findall(r"\((?:INFO|WARNING|ERROR|SEVERE)/\d\)", log), log[-4000:]
-    html = (smoke_dir / "report.html").read_text(encoding="utf-8")
+    html = report.read_text(encoding="utf-8")
     assert "System Message" not in html
     assert "claims_paper1.html" in html and "claims_paper2.html" in html
     assert "CI smoke test" in html  # the config description on the landing page
 
 
-def test_report_in_headless_chromium(smoke_dir) -> None:
+def test_report_in_headless_chromium(smoke_report) -> None:
     """Every figure loads (naturalWidth > 0) and both claims tables have rows."""
     from browser_check import find_chromium, probe_report, problems
 
-    report = smoke_dir / "report.html"
-    if find_chromium() is None or not report.exists():
-        pytest.skip("needs chromium and the report of test_report_builds")
+    proc, report = smoke_report
+    if find_chromium() is None:
+        pytest.skip("needs chromium (Debian: apt-get install -y chromium)")
+    assert proc.returncode == 0, proc.stderr[-4000:]
     found = probe_report(report)
     assert problems(found, ["paper1", "paper2"]) == [], found
     assert len(found["images"]) >= 10
