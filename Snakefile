@@ -39,10 +39,14 @@ if os.path.exists(os.path.join(workflow.basedir, "workflow/rules/parametric.smk"
     include: "workflow/rules/parametric.smk"
 
 
+include: "workflow/rules/report.smk"
+
+
 report: "workflow/report/workflow.rst"
 
 
 rule all:
     input:
         final_outputs(),
+        REPORT_OUTPUTS,
     default_target: True

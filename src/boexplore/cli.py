@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # Modules that contribute sub-commands, in help order.
@@ -20,7 +21,23 @@ COMMAND_MODULES: tuple[str, ...] = (
     "boexplore.bo.cli",
     "boexplore.parametric.cli",
     "boexplore.analysis.cli",
+    "boexplore.compare.cli",
 )
+
+# Descriptions for sub-commands whose modules register only a one-line help.
+DESCRIPTIONS: dict[str, str] = {
+    "run": "Run one Bayesian-optimisation trace (problem x method x seed) and write it as a "
+    "parquet table (one row per evaluation, x_0..x_{d-1} in the unit cube). The run "
+    "checkpoints after every iteration and resumes from the checkpoint when restarted. "
+    "Example: boexplore run --problem branin --dim 2 --method logei --seed 0 --budget 20 "
+    "--out branin_logei.parquet",
+    "methods": "List the BO methods with their parameters and defaults, and the method-spec "
+    "syntax used by `boexplore run --method` and the workflow config (e.g. 'ucb(beta=16)+q4').",
+    "problems": "Benchmark problems: `list` shows every registered problem with its dimensions "
+    "and options; `show` plots a 2-d slice of one.",
+    "parametric": "Paper 2 (randomized regularized neural-network policies on finite domains): "
+    "`run` runs one policy and writes its trace; `policies` lists the presets.",
+}
 
 
 #: Third-party module -> the extra that installs it (for "pip install 'boexplore[...]'" hints).
@@ -70,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
             + ", ".join(missing)
             + ". Install them with pip install 'boexplore[all]'."
         )
+    for name, text in DESCRIPTIONS.items():
+        if name in sub.choices and not sub.choices[name].description:
+            sub.choices[name].description = text
     return parser
 
 
@@ -81,7 +101,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) closed the pipe: stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except (ValueError, FileNotFoundError, KeyError, ImportError) as exc:
         hint = missing_extra_hint(exc) if isinstance(exc, ImportError) else ""
         print(f"boexplore {args.command}: error: {exc}{hint}", file=sys.stderr)

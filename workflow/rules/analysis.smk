@@ -7,6 +7,8 @@ RUN = config["run_name"]
 P1_TABLES = f"results/{RUN}/tables"
 P1_FIGURES = f"figures/{RUN}"
 P1_ENV = "../../envs/boexplore.yaml"
+# Config sections passed as params show as one-line summaries in the report (same repr/hash).
+from boexplore.reporting.params import report_param
 
 # Tables written by rule paper1_analysis (names fixed in boexplore.analysis.pipeline).
 P1_TABLE_FILES = {
@@ -55,16 +57,12 @@ rule paper1_analysis:
         runs=all_run_files(),  # trust-region / RAASP activity columns for P1-C7
     output:
         **P1_TABLE,
-        claims_csv=report(
-            f"{P1_TABLES}/claims_paper1.csv",
-            caption="../report/paper1_claims.rst",
-            category="Paper 1",
-        ),
+        claims_csv=f"{P1_TABLES}/claims_paper1.csv",
         claims_md=f"{P1_TABLES}/claims_paper1.md",
         claims_parts=f"{P1_TABLES}/claims_paper1_parts.csv",
         claims_units=f"{P1_TABLES}/claims_paper1_units.csv",
     params:
-        analysis=config.get("analysis", {}),
+        analysis=report_param(config.get("analysis"), "analysis"),
     log:
         f"logs/{RUN}/analysis/paper1_analysis.log",
     threads: 1
@@ -105,7 +103,7 @@ rule paper1_fig_exploration_trajectories:
         sidecar=f"{P1_FIGURES}/exploration_trajectories.json",
     params:
         figure="exploration_trajectories",
-        analysis=config.get("analysis", {}),
+        analysis=report_param(config.get("analysis"), "analysis"),
     log:
         f"logs/{RUN}/figures/exploration_trajectories.log",
     localrule: True
@@ -129,7 +127,7 @@ rule paper1_fig_otsd_vs_oe:
         sidecar=f"{P1_FIGURES}/otsd_vs_oe.json",
     params:
         figure="otsd_vs_oe",
-        analysis=config.get("analysis", {}),
+        analysis=report_param(config.get("analysis"), "analysis"),
     log:
         f"logs/{RUN}/figures/otsd_vs_oe.log",
     localrule: True
@@ -152,7 +150,7 @@ rule paper1_fig_exploration_vs_dimension:
         sidecar=f"{P1_FIGURES}/exploration_vs_dimension.json",
     params:
         figure="exploration_vs_dimension",
-        analysis=config.get("analysis", {}),
+        analysis=report_param(config.get("analysis"), "analysis"),
     log:
         f"logs/{RUN}/figures/exploration_vs_dimension.log",
     localrule: True
@@ -175,7 +173,7 @@ rule paper1_fig_variant_effects:
         sidecar=f"{P1_FIGURES}/variant_effects.json",
     params:
         figure="variant_effects",
-        analysis=config.get("analysis", {}),
+        analysis=report_param(config.get("analysis"), "analysis"),
     log:
         f"logs/{RUN}/figures/variant_effects.log",
     localrule: True
@@ -199,7 +197,7 @@ rule paper1_fig_performance_vs_exploration:
         sidecar=f"{P1_FIGURES}/performance_vs_exploration.json",
     params:
         figure="performance_vs_exploration",
-        analysis=config.get("analysis", {}),
+        analysis=report_param(config.get("analysis"), "analysis"),
     log:
         f"logs/{RUN}/figures/performance_vs_exploration.log",
     localrule: True
@@ -222,7 +220,7 @@ rule paper1_fig_taxonomy_hasse:
         sidecar=f"{P1_FIGURES}/taxonomy_hasse.json",
     params:
         figure="taxonomy_hasse",
-        analysis=config.get("analysis", {}),
+        analysis=report_param(config.get("analysis"), "analysis"),
     log:
         f"logs/{RUN}/figures/taxonomy_hasse.log",
     localrule: True
@@ -245,7 +243,7 @@ rule paper1_fig_tour_quality:
         sidecar=f"{P1_FIGURES}/tour_quality.json",
     params:
         figure="tour_quality",
-        analysis=config.get("analysis", {}),
+        analysis=report_param(config.get("analysis"), "analysis"),
     log:
         f"logs/{RUN}/figures/tour_quality.log",
     localrule: True

@@ -1,4 +1,5 @@
 # Stage 4: check every trace against the OTSD bounds (lower bounds <= OTSD <= Psi).
+from boexplore.reporting.params import report_param
 
 
 rule bound_checks:
@@ -15,7 +16,9 @@ rule bound_checks:
         pdf=f"{FIGURES}/otsd_bounds.pdf",
         sidecar=f"{FIGURES}/otsd_bounds.json",
     params:
-        config_section={"problems": config["problems"], "methods": config["methods"]},
+        config_section=report_param(
+            {"problems": config["problems"], "methods": config["methods"]}, "problems, methods"
+        ),
     log:
         f"logs/{RUN}/tables/bound_checks.log",
     localrule: True

@@ -47,7 +47,7 @@ rule timing_figure:
         png=report(
             f"{FIGURES}/run_timings.png",
             caption="../report/run_timings.rst",
-            category="Workflow",
+            category="Run diagnostics",
         ),
         pdf=f"{FIGURES}/run_timings.pdf",
         sidecar=f"{FIGURES}/run_timings.json",

@@ -3,6 +3,7 @@
 # Jobs: one per (experiment, problem, method / grid slice, seed chunk); seeds inside a job are
 # trained as one batch. Everything is disabled (no jobs, no outputs) with `parametric: {enabled: false}`.
 from boexplore.parametric.grid import job_files, resolve_config
+from boexplore.reporting.params import report_param
 
 RUN = config["run_name"]
 PCFG = resolve_config(config.get("parametric", {}))
@@ -144,7 +145,7 @@ for _fig in P2_FIG_INPUTS:
             sidecar=f"{P2_FIG}/{_fig}.json",
         params:
             kind=_fig,
-            cfg=PCFG,
+            cfg=report_param(PCFG, "parametric"),
         log:
             f"logs/{RUN}/parametric/{_fig}.log",
         localrule: True

@@ -17,9 +17,12 @@ size N_max per replicate gives the baseline for every N ≤ N_max at once.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas only for the table helpers: `boexplore metrics` runs without it
+    import pandas as pd
 
 PrefixEstimator = Callable[[np.ndarray], np.ndarray]
 
@@ -85,6 +88,8 @@ class UniformOEBaseline:
 
     def table(self) -> pd.DataFrame:
         """Long table (dim, n, oe_uniform) of everything computed so far."""
+        import pandas as pd
+
         rows = [
             pd.DataFrame({"dim": d, "n": np.arange(1, c.size + 1), "oe_uniform": c})
             for d, c in sorted(self._cache.items())

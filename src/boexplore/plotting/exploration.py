@@ -28,6 +28,9 @@ def _legend(fig: plt.Figure, colors: Mapping[str, str], labels: Iterable[str]) -
     fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), title="method")
 
 
+TRAJ_COLS = 3  # problems per row in the trajectories figure
+
+
 def plot_trajectories(
     traj: pd.DataFrame,
     png_path: str | os.PathLike,
@@ -49,16 +52,16 @@ def plot_trajectories(
     present = [m for m in metrics if m in set(traj["metric"])]
     labels = method_order(traj["method"])
     colors = method_colors(labels)
-    fig, axes = plt.subplots(
-        len(present),
-        len(problems),
-        squeeze=False,
-        sharex="col",
-        figsize=(2.6 * len(problems) + 0.5, 2.2 * len(present)),
-    )
-    for i, metric in enumerate(present):
-        for j, problem in enumerate(problems):
-            ax = axes[i, j]
+    # Reflow: at most TRAJ_COLS problems per row, one block of metric rows per problem row,
+    # so the figure stays readable at report width however many problems there are.
+    ncol = min(TRAJ_COLS, len(problems))
+    blocks = -(-len(problems) // ncol)
+    nrow = blocks * len(present)
+    fig, axes = plt.subplots(nrow, ncol, squeeze=False, figsize=(2.6 * ncol + 0.5, 2.2 * nrow))
+    for j, problem in enumerate(problems):
+        block, col = divmod(j, ncol)
+        for i, metric in enumerate(present):
+            ax = axes[block * len(present) + i, col]
             sub = traj[(traj["metric"] == metric) & (traj["problem"] == problem)]
             for m in labels:
                 g = sub[sub["method"] == m].sort_values("n")
@@ -71,10 +74,13 @@ def plot_trajectories(
             if i == 0:
                 d = int(sub["dim"].iloc[0]) if not sub.empty else "?"
                 ax.set_title(f"{problem} (d={d})")
-            if j == 0:
+            if col == 0:
                 ax.set_ylabel(METRIC_LABELS.get(metric, metric))
             if i == len(present) - 1:
                 ax.set_xlabel("evaluations")
+    for k in range(len(problems), blocks * ncol):
+        for i in range(len(present)):
+            axes[(k // ncol) * len(present) + i, k % ncol].axis("off")
     _legend(fig, colors, labels)
     fig.tight_layout()
     return save_figure(fig, png_path, inputs, config_section)
