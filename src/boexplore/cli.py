@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "boexplore.bo.cli",
     "boexplore.parametric.cli",
     "boexplore.analysis.cli",
+    "boexplore.pipeline.cli",
 )
 
 
