@@ -124,8 +124,10 @@ def bo_iteration_seconds(
     acq = _power(acq_coef, n, d) * _acq_scale(method, bo, cal)
     timeout = bo.get("acq_timeout")
     if timeout:
-        # The hard guard ends an acquisition after 3 x acq_timeout + 1 s (wall, per batch point).
-        acq = min(acq, (3.0 * float(timeout) + 1.0) * method.q)
+        # The optimiser's soft limit stops an acquisition after about acq_timeout; PES (no
+        # gradients, no soft limit) is stopped by the hard guard at 3 x acq_timeout + 1 s.
+        limit = 3.0 * float(timeout) + 1.0 if method.base == "pes" else 1.1 * float(timeout)
+        acq = min(acq, limit * method.q)
     return fit, acq
 
 
