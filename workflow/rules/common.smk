@@ -102,30 +102,30 @@ def bo_retries():
 _P2_COSTS = {(j.rule, j.key): j for j in _cost.parametric_job_costs(config, _CAL)}
 
 
-def _p2_key(rule, wildcards):
-    if rule == "p2_e3_static":
+def _p2_key(rule_name, wildcards):
+    if rule_name == "p2_e3_static":
         return "static"
-    if rule == "p2_e3_dynamic":
+    if rule_name == "p2_e3_dynamic":
         return f"{wildcards.pcell}/chunk{wildcards.pchunk}"
-    if rule == "p2_e2":
+    if rule_name == "p2_e2":
         return f"{wildcards.pkey}/{wildcards.preg}_w{wildcards.pwidth}/chunk{wildcards.pchunk}"
     return f"{wildcards.pkey}/{wildcards.pmethod}/chunk{wildcards.pchunk}"
 
 
-def p2_runtime(rule):
+def p2_runtime(rule_name):
     """Wall-time request function of a paper-2 rule."""
 
     def runtime(wildcards, attempt):
-        return _cost.runtime_request_min(_P2_COSTS[(rule, _p2_key(rule, wildcards))], config, attempt)
+        return _cost.runtime_request_min(_P2_COSTS[(rule_name, _p2_key(rule_name, wildcards))], config, attempt)
 
     return runtime
 
 
-def p2_mem(rule):
+def p2_mem(rule_name):
     """Memory request function of a paper-2 rule."""
 
     def mem(wildcards, attempt):
-        return _cost.mem_request_mb(_P2_COSTS[(rule, _p2_key(rule, wildcards))], config, attempt)
+        return _cost.mem_request_mb(_P2_COSTS[(rule_name, _p2_key(rule_name, wildcards))], config, attempt)
 
     return mem
 

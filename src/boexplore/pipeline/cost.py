@@ -100,13 +100,18 @@ def _power(coef: Mapping[str, float], n: float, d: int) -> float:
     return coef["a"] * (max(n, 1.0) / 100.0) ** coef["b"] * (1.0 + d / 10.0) ** coef["c"]
 
 
+# Share of an acquisition step that does not scale with the optimiser's restarts / raw samples
+# (max-value / optimal-point sampling of the entropy searches); the rest does.
+FIXED_ACQ_SHARE = {"mes": 0.8, "gibbon": 0.8, "jes": 0.8, "pes": 0.8, "kg": 0.2, "ts": 1.0}
+
+
 def _acq_scale(method: _Method, bo: Mapping[str, Any], cal: Mapping[str, Any]) -> float:
     """Acquisition cost relative to the calibration settings (restarts, raw samples, fantasies)."""
     restarts = float(bo.get("num_restarts", REF_RESTARTS))
     raw = float(bo.get("raw_samples", REF_RAW))
-    scale = 0.7 * restarts / REF_RESTARTS + 0.3 * raw / REF_RAW
-    if method.base == "ts":  # candidate-set sampling: restarts only polish the best points
-        scale = 1.0
+    effort = 0.7 * restarts / REF_RESTARTS + 0.3 * raw / REF_RAW
+    fixed = FIXED_ACQ_SHARE.get(method.base, 0.3)
+    scale = fixed + (1.0 - fixed) * effort
     if method.base == "kg":
         scale *= float(method.params.get("fantasies", 64)) / 64.0
     return scale * method.q
@@ -503,14 +508,21 @@ def parse_timing_tables(markdown: str) -> list[dict[str, Any]]:
 
 
 def iterations_from_traces(
-    trace_files: Iterable[str | Path], config: Mapping[str, Any]
+    trace_files: Iterable[str | Path],
+    config: Mapping[str, Any],
+    cpu_per_wall: Mapping[str, float] | None = None,
 ) -> list[dict[str, Any]]:
-    """Measured iterations of workflow traces: (method base, n before the step, d, fit, acq)."""
+    """Measured iterations of workflow traces: (method base, n before the step, d, fit, acq).
+
+    Trace times are wall-clock; ``cpu_per_wall`` (file -> CPU / wall time of its job) turns
+    them into CPU seconds on a machine whose cores were shared.
+    """
     import pandas as pd
 
     bo = config.get("bo", {})
     rows: list[dict[str, Any]] = []
     for file in trace_files:
+        share = float((cpu_per_wall or {}).get(str(file), 1.0))
         trace = pd.read_parquet(
             file,
             columns=[
@@ -537,8 +549,8 @@ def iterations_from_traces(
                         "method": spec.base,
                         "n": int(step.index.min()),
                         "d": int(g["dim"].iloc[0]),
-                        "fit_s": float(step["fit_seconds"].iloc[0]),
-                        "acq_s": float(step["acq_seconds"].iloc[0]) / spec.q,
+                        "fit_s": share * float(step["fit_seconds"].iloc[0]),
+                        "acq_s": share * float(step["acq_seconds"].iloc[0]) / spec.q,
                         "restarts": int(bo.get("num_restarts", REF_RESTARTS)),
                         "raw": int(bo.get("raw_samples", REF_RAW)),
                         "q": 1,
@@ -707,7 +719,13 @@ def calibrate(
     rows = parse_timing_tables(timing_tables) if timing_tables else []
     rows = [r for r in rows if r["method"] not in MODEL_FREE]
     traces = sorted((results_dir / "runs").rglob("*.parquet"))
-    rows += iterations_from_traces(traces, config)
+    # trace times are wall-clock: scale each job's by its measured CPU / wall ratio
+    share = {
+        str(results_dir / "runs" / f"{b['key']}.parquet"): min(1.0, b["cpu_s"] / max(b["wall_s"], 1e-9))
+        for b in bench
+        if b["rule"] == "bo_run"
+    }
+    rows += iterations_from_traces(traces, config, share)
     if rows:
         model = fit_iteration_model(rows)
         cal["bo"]["fit"] = model["fit"]
