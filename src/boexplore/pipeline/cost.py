@@ -721,7 +721,9 @@ def calibrate(
     traces = sorted((results_dir / "runs").rglob("*.parquet"))
     # trace times are wall-clock: scale each job's by its measured CPU / wall ratio
     share = {
-        str(results_dir / "runs" / f"{b['key']}.parquet"): min(1.0, b["cpu_s"] / max(b["wall_s"], 1e-9))
+        str(results_dir / "runs" / f"{b['key']}.parquet"): min(
+            1.0, b["cpu_s"] / max(b["wall_s"], 1e-9)
+        )
         for b in bench
         if b["rule"] == "bo_run"
     }
