@@ -10,7 +10,8 @@ observed so far. Fit and acquisition times are power laws in ``n`` and ``1 + d /
 (``t = a * (n/100)^b * (1 + d/10)^c``), fitted on measured iterations (the trace columns
 ``fit_seconds`` / ``acq_seconds``; see ``fit_iteration_model``). Acquisition time is
 scaled by the optimiser effort (restarts / raw samples relative to the measured
-10 / 512) and capped by the hard acquisition time limit (3 x ``acq_timeout`` + 1 s).
+10 / 512; q-batches cost q^1.5 points) and capped by the acquisition time limit
+(about ``acq_timeout``; 3 x ``acq_timeout`` + 1 s for PES).
 Scoring and paper-2 jobs are linear in a work-unit count per job (``a + b * units``).
 Coefficients live in ``cost_calibration.json`` next to this module.
 """
@@ -114,7 +115,12 @@ def _acq_scale(method: _Method, bo: Mapping[str, Any], cal: Mapping[str, Any]) -
     scale = fixed + (1.0 - fixed) * effort
     if method.base == "kg":
         scale *= float(method.params.get("fantasies", 64)) / 64.0
-    return scale * method.q
+    return scale * batch_factor(method.q)
+
+
+def batch_factor(q: int) -> float:
+    """Cost of optimising a q-batch jointly relative to one point (q x d variables)."""
+    return float(q) ** 1.5
 
 
 def bo_iteration_seconds(
@@ -157,7 +163,8 @@ def bo_seed_seconds(
     while n < budget:
         q = min(method.q, budget - n)
         fit, acq = bo_iteration_seconds(method, n, d, bo, cal)
-        total += fit + acq * q / method.q + q * ev + cal["bo"]["iteration_overhead_s"]
+        total += fit + acq * batch_factor(q) / batch_factor(method.q) + q * ev
+        total += cal["bo"]["iteration_overhead_s"]
         n += q
     return total
 
@@ -550,7 +557,7 @@ def iterations_from_traces(
                         "n": int(step.index.min()),
                         "d": int(g["dim"].iloc[0]),
                         "fit_s": share * float(step["fit_seconds"].iloc[0]),
-                        "acq_s": share * float(step["acq_seconds"].iloc[0]) / spec.q,
+                        "acq_s": share * float(step["acq_seconds"].iloc[0]) / batch_factor(spec.q),
                         "restarts": int(bo.get("num_restarts", REF_RESTARTS)),
                         "raw": int(bo.get("raw_samples", REF_RAW)),
                         "q": 1,
