@@ -98,7 +98,11 @@ def parse_spec(spec: str) -> _Method:
 
 
 def _power(coef: Mapping[str, float], n: float, d: int) -> float:
-    return coef["a"] * (max(n, 1.0) / 100.0) ** coef["b"] * (1.0 + d / 10.0) ** coef["c"]
+    """``a * (n/100)^b * (1 + d/10)^c``, with an optional n x d interaction ``e`` in log space."""
+    ln_n, ln_d = math.log(max(n, 1.0) / 100.0), math.log1p(d / 10.0)
+    return coef["a"] * math.exp(
+        coef["b"] * ln_n + coef["c"] * ln_d + coef.get("e", 0.0) * ln_n * ln_d
+    )
 
 
 # Share of an acquisition step that does not scale with the optimiser's restarts / raw samples
@@ -569,28 +573,34 @@ def iterations_from_traces(
     return rows
 
 
-def fit_iteration_model(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def fit_iteration_model(rows: list[dict[str, Any]], interaction: bool = False) -> dict[str, Any]:
     """Least squares in log space: fit-time power law and per-method acquisition scales.
 
-    ``log t = log a_m + b log(n/100) + c log(1 + d/10)`` with shared ``b``, ``c`` and one
-    ``a_m`` per method (acquisition; normalised by the optimiser effort), one ``a`` for the fit.
+    ``log t = log a_m + b log(n/100) + c log(1 + d/10) + e log(n/100) log(1 + d/10)`` with
+    shared ``b``, ``c``, ``e`` (``e`` = 0 unless ``interaction``) and one ``a_m`` per method (acquisition; normalised by the optimiser effort), one ``a`` for the fit.
     """
     import numpy as np
 
     def design(sel, per_method):
         methods = sorted({r["method"] for r in sel}) if per_method else ["all"]
-        X = np.zeros((len(sel), len(methods) + 2))
+        X = np.zeros((len(sel), len(methods) + 3))
         for i, r in enumerate(sel):
             X[i, methods.index(r["method"] if per_method else "all")] = 1.0
-            X[i, -2] = math.log(max(r["n"], 1) / 100.0)
-            X[i, -1] = math.log1p(r["d"] / 10.0)
+            X[i, -3] = math.log(max(r["n"], 1) / 100.0)
+            X[i, -2] = math.log1p(r["d"] / 10.0)
+            X[i, -1] = X[i, -3] * X[i, -2] if interaction else 0.0
         return X, methods
 
     sel = [r for r in rows if r["fit_s"] > 0]
     X, _ = design(sel, False)
     y = np.log([max(r["fit_s"], 0.01) for r in sel])
     beta = np.linalg.lstsq(X, y, rcond=None)[0]
-    fit = {"a": float(math.exp(beta[0])), "b": float(beta[1]), "c": float(beta[2])}
+    fit = {
+        "a": float(math.exp(beta[0])),
+        "b": float(beta[1]),
+        "c": float(beta[2]),
+        "e": float(beta[3]),
+    }
 
     sel = [r for r in rows if r["acq_s"] > 0]
     X, methods = design(sel, True)
@@ -603,7 +613,7 @@ def fit_iteration_model(rows: list[dict[str, Any]]) -> dict[str, Any]:
     acq_scale = {m: float(math.exp(beta[i])) for i, m in enumerate(methods)}
     return {
         "fit": fit,
-        "acq_shape": {"b": float(beta[-2]), "c": float(beta[-1])},
+        "acq_shape": {"b": float(beta[-3]), "c": float(beta[-2]), "e": float(beta[-1])},
         "acq_scale": acq_scale,
         "n_rows": len(rows),
     }
