@@ -28,9 +28,7 @@ def check_bounds(metrics: pd.DataFrame) -> pd.DataFrame:
     frame = m.assign(
         inside_lower=inside_lb,
         inside_upper=inside_ub,
-        ratio_to_lb=np.where(
-            m["otsd_lb"] > 0, m["otsd"] / m["otsd_lb"].where(m["otsd_lb"] > 0), np.nan
-        ),
+        ratio_to_lb=np.where(m["otsd_lb"] > 0, m["otsd"] / m["otsd_lb"].where(m["otsd_lb"] > 0), np.nan),
     )
     keys = ["problem", "dim", "method", "seed"]
     per_run = frame.groupby(keys, as_index=False).agg(
@@ -42,11 +40,9 @@ def check_bounds(metrics: pd.DataFrame) -> pd.DataFrame:
         final_otsd_over_psi=("otsd_norm", "last"),
         max_otsd_over_psi=("otsd_norm", "max"),
     )
-    per_run["frac_inside_both"] = (
-        frame.groupby(keys)[["inside_lower", "inside_upper"]]
-        .apply(lambda g: float((g["inside_lower"] & g["inside_upper"]).mean()))
-        .to_numpy()
-    )
+    per_run["frac_inside_both"] = frame.groupby(keys)[["inside_lower", "inside_upper"]].apply(
+        lambda g: float((g["inside_lower"] & g["inside_upper"]).mean())
+    ).to_numpy()
     return per_run
 
 
@@ -61,9 +57,7 @@ def summarize_bounds(per_run: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def bound_checks(
-    metrics_path: str | Path, table_out: str | Path, summary_out: str | Path
-) -> pd.DataFrame:
+def bound_checks(metrics_path: str | Path, table_out: str | Path, summary_out: str | Path) -> pd.DataFrame:
     """Read the aggregated metrics, write the per-run table and the summary CSV."""
     metrics = pd.read_parquet(metrics_path)
     per_run = check_bounds(metrics)

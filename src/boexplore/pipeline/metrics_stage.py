@@ -77,9 +77,7 @@ def aggregate_metrics(
 def summarize_runs(run_files: Sequence[str | Path], out: str | Path) -> pd.DataFrame:
     """Per-run summary: final best value / regret and time per iteration."""
     rows = []
-    traces = (
-        part for path in run_files for _, part in pd.read_parquet(path).groupby("seed", sort=True)
-    )
+    traces = (part for path in run_files for _, part in pd.read_parquet(path).groupby("seed", sort=True))
     for trace in traces:
         per_iter = trace[~trace["is_initial"]].drop_duplicates("iteration")
         rows.append(
@@ -92,15 +90,9 @@ def summarize_runs(run_files: Sequence[str | Path], out: str | Path) -> pd.DataF
                 "final_best": float(trace["best_so_far"].iloc[-1]),
                 "final_regret": float(trace["regret"].iloc[-1]),
                 "n_iterations": len(per_iter),
-                "fit_seconds_mean": float(per_iter["fit_seconds"].mean())
-                if len(per_iter)
-                else np.nan,
-                "acq_seconds_mean": float(per_iter["acq_seconds"].mean())
-                if len(per_iter)
-                else np.nan,
-                "total_seconds": float(
-                    per_iter["fit_seconds"].sum() + per_iter["acq_seconds"].sum()
-                ),
+                "fit_seconds_mean": float(per_iter["fit_seconds"].mean()) if len(per_iter) else np.nan,
+                "acq_seconds_mean": float(per_iter["acq_seconds"].mean()) if len(per_iter) else np.nan,
+                "total_seconds": float(per_iter["fit_seconds"].sum() + per_iter["acq_seconds"].sum()),
                 "nan_values": int(trace["y"].isna().sum()),
             }
         )
@@ -128,12 +120,7 @@ def write_provenance(
     record = {
         "problems": [{"path": str(p), "sha256": sha256_file(p)} for p in problem_files],
         "runs": [
-            {
-                "trace": str(r),
-                "trace_sha256": sha256_file(r),
-                "metrics": str(m),
-                "metrics_sha256": sha256_file(m),
-            }
+            {"trace": str(r), "trace_sha256": sha256_file(r), "metrics": str(m), "metrics_sha256": sha256_file(m)}
             for r, m in zip(run_files, metric_files, strict=True)
         ],
     }

@@ -43,17 +43,8 @@ def run_from_spec(
         Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
     traces = []
     for seed in seeds:
-        log.info(
-            "run %s / %s (%s) seed %d budget %d",
-            problem_label,
-            method_label,
-            method_spec,
-            seed,
-            budget,
-        )
-        checkpoint = (
-            Path(checkpoint_dir) / f"seed{seed}.ckpt" if checkpoint_dir is not None else None
-        )
+        log.info("run %s / %s (%s) seed %d budget %d", problem_label, method_label, method_spec, seed, budget)
+        checkpoint = Path(checkpoint_dir) / f"seed{seed}.ckpt" if checkpoint_dir is not None else None
         traces.append(
             run_bo(
                 problem,
