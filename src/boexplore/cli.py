@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "boexplore.parametric.cli",
     "boexplore.analysis.cli",
     "boexplore.compare.cli",
+    "boexplore.pipeline.cli",
 )
 
 # Descriptions for sub-commands whose modules register only a one-line help.

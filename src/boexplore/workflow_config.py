@@ -224,17 +224,19 @@ def seed_chunks(seeds: list[int], per_job: int) -> list[tuple[str, list[int]]]:
 def run_table(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every BO job the config asks for: (problem, method, seed chunk) with its budget.
 
-    A job runs ``seeds_per_job`` seeds one after the other (1 by default); on a
-    cluster larger chunks keep the DAG small.
+    A job runs up to ``seeds_per_job`` seeds one after the other (1 by default); on a
+    cluster larger chunks keep the DAG small. The cost model gives expensive methods and
+    high dimensions one seed per job (``boexplore.pipeline.cost.chunk_size``).
     """
-    chunks = seed_chunks(config["seeds"], int(config.get("seeds_per_job", 1)))
+    from boexplore.pipeline.cost import chunk_size
+
     rows = []
     for problem in config["problems"]:
         _, budget, n_init = problem_design(config, problem)
         for method in config["methods"]:
             if is_excluded(config, problem, method):
                 continue
-            for label, seeds in chunks:
+            for label, seeds in seed_chunks(config["seeds"], chunk_size(config, problem, method)):
                 rows.append(
                     {
                         "problem": problem,

@@ -11,7 +11,7 @@ def test_dry_run(name: str, tmp_path) -> None:
     proc = run_snakemake(
         ["-n", "--quiet", "rules", "--cores", "2", "--configfile", str(REPO / "config" / f"{name}.yaml")],
         cwd=tmp_path,
-        timeout=180,
+        timeout=600,  # paper: ~8,400 jobs (one seed per expensive / high-d BO job), ~25 CPU-s
     )
     assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-3000:]
     assert "bo_run" in proc.stdout + proc.stderr

@@ -49,41 +49,85 @@ def run_budget(wildcards):
     return budget, n_init
 
 
-# Relative cost of one acquisition step (measured, see docs/bo_timings.md).
-METHOD_COST = {
-    "random": 0.05, "sobol": 0.05, "greedy": 1.0, "ucb": 1.0, "logei": 1.0, "pi": 1.0,
-    "logpi": 1.0, "ts": 1.5, "mes": 6.0, "gibbon": 4.0, "jes": 10.0, "pes": 12.0, "kg": 15.0,
-}
+# Job sizing: CPU time and memory come from the cost model (boexplore.pipeline.cost, the same
+# model `boexplore estimate` prints); requests are capped at the partition limit
+# (resources.max_runtime_min) and a longer BO job resumes from its checkpoint on resubmission.
+from boexplore.pipeline import cost as _cost
+
+_CAL = _cost.config_calibration(config)
 
 
-def _base_method(method):
-    spec = config["methods"][method]
-    return spec.split("(")[0].split("+")[0].strip()
-
-
-def _dim(problem):
-    from boexplore.problems import problem_info
-
-    entry = problem_entry(problem)
-    return entry.get("dim") or problem_info(entry["name"]).default_dim
+def _bo_cost(wildcards):
+    return _cost.bo_job_cost(
+        config, wildcards.problem, wildcards.method, len(CHUNK_SEEDS[wildcards.chunk]), _CAL
+    )
 
 
 def bo_runtime_min(wildcards, attempt):
-    """Requested minutes for one BO run: grows with budget, dimension and AF cost."""
-    budget, n_init = run_budget(wildcards)
-    d = _dim(wildcards.problem)
-    per_iter_s = (1.0 + 0.05 * d) * (0.5 + METHOD_COST.get(_base_method(wildcards.method), 2.0))
-    seeds = len(CHUNK_SEEDS[wildcards.chunk])
-    est_min = seeds * (budget - n_init) * per_iter_s * (1 + budget / 100) / 60
-    return int(max(10, 3 * est_min * config["resources"]["runtime_factor"]) * attempt)
+    """Wall-time request of one BO job (minutes, capped at the partition limit)."""
+    return _cost.runtime_request_min(_bo_cost(wildcards), config, attempt)
 
 
 def bo_mem_mb(wildcards, attempt):
-    """Requested memory for one BO run (KG / entropy searches need the most)."""
-    budget, _ = run_budget(wildcards)
-    base = 2000 + 4 * budget + 10 * _dim(wildcards.problem)
-    heavy = _base_method(wildcards.method) in {"kg", "jes", "pes", "mes"}
-    return int((base * (2 if heavy else 1)) * config["resources"]["mem_factor"] * attempt)
+    """Memory request of one BO job (KG / entropy searches and large n need the most)."""
+    return _cost.mem_request_mb(_bo_cost(wildcards), config, attempt)
+
+
+def _score_cost(wildcards):
+    return _cost.score_job_cost(
+        config, wildcards.problem, wildcards.method, len(CHUNK_SEEDS[wildcards.chunk]), _CAL
+    )
+
+
+def score_runtime_min(wildcards, attempt):
+    """Wall-time request of one scoring job (minutes)."""
+    return _cost.runtime_request_min(_score_cost(wildcards), config, attempt)
+
+
+def score_mem_mb(wildcards, attempt):
+    """Memory request of one scoring job."""
+    return _cost.mem_request_mb(_score_cost(wildcards), config, attempt)
+
+
+def bo_retries():
+    """Retries of bo_run: enough resubmissions for the longest job to finish through its
+    checkpoints at the partition limit, plus one for a genuine failure; None = the profile's."""
+    need = max(
+        (_cost.segments_needed(_cost.bo_job_cost(config, r["problem"], r["method"], len(r["seeds"]), _CAL), config) for r in RUNS),
+        default=1,
+    )
+    return need + 1 if need > 1 else None
+
+
+_P2_COSTS = {(j.rule, j.key): j for j in _cost.parametric_job_costs(config, _CAL)}
+
+
+def _p2_key(rule_name, wildcards):
+    if rule_name == "p2_e3_static":
+        return "static"
+    if rule_name == "p2_e3_dynamic":
+        return f"{wildcards.pcell}/chunk{wildcards.pchunk}"
+    if rule_name == "p2_e2":
+        return f"{wildcards.pkey}/{wildcards.preg}_w{wildcards.pwidth}/chunk{wildcards.pchunk}"
+    return f"{wildcards.pkey}/{wildcards.pmethod}/chunk{wildcards.pchunk}"
+
+
+def p2_runtime(rule_name):
+    """Wall-time request function of a paper-2 rule."""
+
+    def runtime(wildcards, attempt):
+        return _cost.runtime_request_min(_P2_COSTS[(rule_name, _p2_key(rule_name, wildcards))], config, attempt)
+
+    return runtime
+
+
+def p2_mem(rule_name):
+    """Memory request function of a paper-2 rule."""
+
+    def mem(wildcards, attempt):
+        return _cost.mem_request_mb(_P2_COSTS[(rule_name, _p2_key(rule_name, wildcards))], config, attempt)
+
+    return mem
 
 
 def final_outputs():

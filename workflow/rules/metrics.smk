@@ -9,10 +9,12 @@ rule score_run:
         f"{RESULTS}/metrics/{{problem}}/{{method}}/{{chunk}}.parquet",
     log:
         f"logs/{RUN}/metrics/{{problem}}/{{method}}/{{chunk}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/score_run/{{problem}}/{{method}}/{{chunk}}.tsv"
     threads: 1
     resources:
-        runtime=10,
-        mem_mb=1000,
+        runtime=score_runtime_min,
+        mem_mb=score_mem_mb,
     conda:
         ENV
     script:

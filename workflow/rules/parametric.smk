@@ -33,6 +33,11 @@ rule p2_e1:
         cfg=PCFG,
     log:
         f"logs/{RUN}/parametric/e1/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.log",
+    benchmark:
+        f"results/{RUN}/benchmarks/p2_e1/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.tsv"
+    resources:
+        runtime=p2_runtime("p2_e1"),
+        mem_mb=p2_mem("p2_e1"),
     conda:
         P2_ENV
     script:
@@ -47,6 +52,11 @@ rule p2_e2:
         cfg=PCFG,
     log:
         f"logs/{RUN}/parametric/e2/{{pkey}}/{{preg}}_w{{pwidth}}/chunk{{pchunk}}.log",
+    benchmark:
+        f"results/{RUN}/benchmarks/p2_e2/{{pkey}}/{{preg}}_w{{pwidth}}/chunk{{pchunk}}.tsv"
+    resources:
+        runtime=p2_runtime("p2_e2"),
+        mem_mb=p2_mem("p2_e2"),
     conda:
         P2_ENV
     script:
@@ -60,6 +70,11 @@ rule p2_e3_static:
         cfg=PCFG,
     log:
         f"logs/{RUN}/parametric/e3/static.log",
+    benchmark:
+        f"results/{RUN}/benchmarks/p2_e3_static/static.tsv"
+    resources:
+        runtime=p2_runtime("p2_e3_static"),
+        mem_mb=p2_mem("p2_e3_static"),
     conda:
         P2_ENV
     script:
@@ -73,6 +88,11 @@ rule p2_e3_dynamic:
         cfg=PCFG,
     log:
         f"logs/{RUN}/parametric/e3/dynamic/{{pcell}}/chunk{{pchunk}}.log",
+    benchmark:
+        f"results/{RUN}/benchmarks/p2_e3_dynamic/{{pcell}}/chunk{{pchunk}}.tsv"
+    resources:
+        runtime=p2_runtime("p2_e3_dynamic"),
+        mem_mb=p2_mem("p2_e3_dynamic"),
     conda:
         P2_ENV
     script:
@@ -86,6 +106,11 @@ rule p2_e4:
         cfg=PCFG,
     log:
         f"logs/{RUN}/parametric/e4/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.log",
+    benchmark:
+        f"results/{RUN}/benchmarks/p2_e4/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.tsv"
+    resources:
+        runtime=p2_runtime("p2_e4"),
+        mem_mb=p2_mem("p2_e4"),
     conda:
         P2_ENV
     script:

@@ -15,7 +15,10 @@ rule bo_run:
         checkpoint_dir=lambda wc: f"{RESULTS}/checkpoints/{wc.problem}/{wc.method}",
     log:
         f"logs/{RUN}/runs/{{problem}}/{{method}}/{{chunk}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/bo_run/{{problem}}/{{method}}/{{chunk}}.tsv"
     threads: 1
+    retries: bo_retries()
     resources:
         runtime=bo_runtime_min,
         mem_mb=bo_mem_mb,
