@@ -213,31 +213,3 @@ def test_mechanism_activity(lengths):
     assert mechanism_activity(tr).iloc[0]["raasp_acted"] == 1.0
     bare = mechanism_activity(tr[["problem", "method", "seed"]]).iloc[0]
     assert np.isnan(bare["tr_acted"]) and np.isnan(bare["raasp_acted"])
-
-
-def test_sizing_model_is_monotone_and_free_methods_cost_nothing():
-    from boexplore.analysis.sizing import estimate_cpu_hours, iteration_seconds
-
-    assert iteration_seconds("random", 100) == 0.0
-    assert (
-        iteration_seconds("logei", 2)
-        < iteration_seconds("logei", 10)
-        < iteration_seconds("logei", 50)
-    )
-    assert iteration_seconds("mes", 10) > iteration_seconds("logei", 10)
-    assert iteration_seconds("ts", 10, polish=True) > iteration_seconds("ts", 10)
-    cfg = {
-        "problems": {
-            "a": {"name": "branin", "dim": 2},
-            "b": {"name": "x", "dim": 60, "budget": 20},
-        },
-        "methods": {"random": "random", "ei": "logei", "eiq": "logei+q4"},
-        "seeds": [0, 1],
-        "budget": 30,
-        "n_init": 10,
-        "exclude": [{"problem": "b", "method": "eiq"}],
-    }
-    one = estimate_cpu_hours(cfg)
-    two = estimate_cpu_hours({**cfg, "seeds": [0, 1, 2, 3]})
-    assert one["runs"] == 10 and two["cpu_hours"] > one["cpu_hours"] > 0
-    assert set(one["per_problem"]) == {"a", "b"}
