@@ -110,17 +110,10 @@ COLUMNS = [
 PAPER1_COLUMNS = [
     "claim_id",
     "variant",
-    "claim",
-    "statistic",
-    "value",
-    "ci_low",
-    "ci_high",
-    "threshold",
-    "verdict",
+    *COLUMNS[1:-2],
     "decision",
     "needs",
-    "n",
-    "note",
+    *COLUMNS[-2:],
 ]
 PART_COLUMNS = [
     "claim_id",
