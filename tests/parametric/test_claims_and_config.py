@@ -104,9 +104,11 @@ def test_resolve_config_defaults_and_errors():
 def test_grid_cells_and_chunks():
     cfg = resolve_config({})
     cells = e2_cells(cfg)
-    assert len(cells) == len(cfg["e2"]["regularisers"]) * len(cfg["e2"]["widths"]) * 9
+    e2, dyn = cfg["e2"], cfg["e3"]["dynamic"]
+    n_cells = len(e2["regularisers"]) * len(e2["widths"]) * len(e2["init_scales"]) * len(e2["lams"])
+    assert len(cells) == n_cells
     assert len({c["label"] for c in cells}) == len(cells)
-    assert len(e3_cells(cfg)) == 9
+    assert len(e3_cells(cfg)) == len(dyn["lams"]) * len(dyn["init_scales"])
     assert seed_chunks(7, 3) == [[0, 1, 2], [3, 4, 5], [6]]
 
 
