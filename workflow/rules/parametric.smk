@@ -32,6 +32,8 @@ rule p2_e1:
         cfg=PCFG,
     log:
         f"logs/{RUN}/parametric/e1/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.log",
+    benchmark:
+        f"results/{RUN}/benchmarks/parametric/e1/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.tsv"
     conda:
         P2_ENV
     script:
@@ -46,6 +48,8 @@ rule p2_e2:
         cfg=PCFG,
     log:
         f"logs/{RUN}/parametric/e2/{{pkey}}/{{preg}}_w{{pwidth}}/chunk{{pchunk}}.log",
+    benchmark:
+        f"results/{RUN}/benchmarks/parametric/e2/{{pkey}}/{{preg}}_w{{pwidth}}/chunk{{pchunk}}.tsv"
     conda:
         P2_ENV
     script:
@@ -59,6 +63,8 @@ rule p2_e3_static:
         cfg=PCFG,
     log:
         f"logs/{RUN}/parametric/e3/static.log",
+    benchmark:
+        f"results/{RUN}/benchmarks/parametric/e3/static.tsv"
     conda:
         P2_ENV
     script:
@@ -72,6 +78,8 @@ rule p2_e3_dynamic:
         cfg=PCFG,
     log:
         f"logs/{RUN}/parametric/e3/dynamic/{{pcell}}/chunk{{pchunk}}.log",
+    benchmark:
+        f"results/{RUN}/benchmarks/parametric/e3/dynamic/{{pcell}}/chunk{{pchunk}}.tsv"
     conda:
         P2_ENV
     script:
@@ -85,6 +93,8 @@ rule p2_e4:
         cfg=PCFG,
     log:
         f"logs/{RUN}/parametric/e4/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.log",
+    benchmark:
+        f"results/{RUN}/benchmarks/parametric/e4/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.tsv"
     conda:
         P2_ENV
     script:
@@ -115,6 +125,8 @@ rule p2_tables:
         cfg=PCFG,
     log:
         f"logs/{RUN}/parametric/tables.log",
+    benchmark:
+        f"results/{RUN}/benchmarks/parametric/tables.tsv"
     localrule: True
     conda:
         P2_ENV
@@ -146,6 +158,8 @@ for _fig in P2_FIG_INPUTS:
             cfg=PCFG,
         log:
             f"logs/{RUN}/parametric/{_fig}.log",
+        benchmark:
+            f"results/{RUN}/benchmarks/parametric/{_fig}.tsv"
         localrule: True
         conda:
             P2_ENV

@@ -252,6 +252,7 @@ def claims_table(
             )
     # P2-C5: exploration vs lambda and s
     rho_min = float(th["rho_min"])
+
     def rho_row(statistic: str, x: np.ndarray, y: np.ndarray, note: str) -> dict:
         """P2-C5 row: Spearman rho >= rho_min with the interval above 0 reproduces it."""
         v, lo, hi = _rho_ci(x, y, level, nb)

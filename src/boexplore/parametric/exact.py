@@ -33,7 +33,11 @@ class ExactSolution:
 
 
 def _loss_derivs(
-    u: np.ndarray, loss: str, y: np.ndarray | None, pos_w: np.ndarray | None, neg_w: np.ndarray | None
+    u: np.ndarray,
+    loss: str,
+    y: np.ndarray | None,
+    pos_w: np.ndarray | None,
+    neg_w: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-observation loss, first and second derivative in the model output u."""
     if loss == "squared":
@@ -89,7 +93,9 @@ def exact_minimiser(
 
         def total(z_: np.ndarray) -> float:
             v_ = Kt @ z_
-            return float(_loss_derivs(u0 + v_, loss, y, pos_w, neg_w)[0].sum() + 0.5 * lam * z_ @ v_)
+            return float(
+                _loss_derivs(u0 + v_, loss, y, pos_w, neg_w)[0].sum() + 0.5 * lam * z_ @ v_
+            )
 
         f_old = total(z)
         for _ in range(max_iter):

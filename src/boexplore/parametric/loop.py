@@ -208,7 +208,6 @@ def run_policy(
             # objective, certificate and convergence gap are evaluated in float64.
             tdt = DTYPE if policy.optimizer == "lbfgs" else TRAIN_DTYPE
             sols = _exact_solutions(policy, kern.K, idx, G0.numpy(), targets)
-            target = torch.tensor([s.value for s in sols], dtype=DTYPE) if sols else None
             theta, _ = train(
                 [p.to(tdt) for p in start],
                 partial(forward, X=X_dom.to(tdt), activation=mlp.activation),
@@ -216,8 +215,6 @@ def run_policy(
                 policy.steps,
                 policy.lr,
                 optimizer=policy.optimizer,
-                target=target,
-                tol=policy.train_tol,
             )
             theta = [p.to(DTYPE) for p in theta]
             prev = theta

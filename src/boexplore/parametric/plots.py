@@ -64,7 +64,9 @@ def regret_curves(curves: pd.DataFrame, paths: list[str | Path]) -> None:
         inset.set_title("$R_t/t$", fontsize=7)
         inset.tick_params(labelsize=6)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+    fig.legend(
+        handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False
+    )
     fig.tight_layout()
     _save(fig, paths)
 

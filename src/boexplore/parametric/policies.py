@@ -43,7 +43,6 @@ class PolicySpec:
     steps: int = 200
     lr: float = 1e-2
     optimizer: str = "adam"  # adam (float32) | lbfgs (float64, per model)
-    train_tol: float = 0.0  # > 0: stop Adam once L_t is within this of its exact minimum
     kernel_lengthscale: float = (
         0.2  # Matern-5/2 on the domain (func regulariser, GP baselines, bounds)
     )
@@ -57,8 +56,10 @@ class PolicySpec:
         if self.utility not in ("ei", "pi"):
             raise ValueError(f"PolicySpec: utility must be 'ei' or 'pi', got {self.utility!r}")
         if self.optimizer not in ("adam", "lbfgs"):
-            raise ValueError(f"PolicySpec: optimizer must be 'adam' or 'lbfgs', got {self.optimizer!r}")
-        if self.lam < 0 or self.train_tol < 0 or self.steps < 0 or self.lr <= 0 or self.gp_noise <= 0:
+            raise ValueError(
+                f"PolicySpec: optimizer must be 'adam' or 'lbfgs', got {self.optimizer!r}"
+            )
+        if self.lam < 0 or self.steps < 0 or self.lr <= 0 or self.gp_noise <= 0:
             raise ValueError(f"PolicySpec: invalid numeric settings {self}")
 
     def to_dict(self) -> dict[str, Any]:

@@ -110,9 +110,6 @@ class RoundObjective:
 OPTIMIZERS = ("adam", "lbfgs")
 
 
-CHECK_EVERY = 50  # steps between convergence checks against the exact minimum
-
-
 def _adam(
     params: Params,
     model: Callable[[Params], torch.Tensor],
@@ -120,27 +117,10 @@ def _adam(
     steps: int,
     lr: float,
     decay_at: float,
-    target: torch.Tensor | None,
-    tol: float,
 ) -> None:
-    """Adam; with ``target`` (the exact minimum per model), model b is frozen at the first
-    check (every CHECK_EVERY steps) where L_t^b - target_b <= tol, and the loop ends once all
-    are frozen. Check times are fixed, so a model's result does not depend on its batch."""
     opt = torch.optim.Adam(params, lr=lr)
     switch = int(decay_at * steps)
-    B = params[0].shape[0]
-    done = torch.zeros(B, dtype=torch.bool)
-    frozen = [p.detach().clone() for p in params]
     for step in range(steps):
-        if target is not None and step > 0 and step % CHECK_EVERY == 0:
-            with torch.no_grad():
-                gap = objective.value(model(params), params).to(target.dtype) - target
-                new = (gap <= tol) & ~done
-                for p, f in zip(params, frozen, strict=True):
-                    f[new] = p[new]
-                done |= new
-            if bool(done.all()):
-                break
         if step == switch:
             for group in opt.param_groups:
                 group["lr"] = lr / 10
@@ -148,10 +128,6 @@ def _adam(
         loss = objective.value(model(params), params).sum()
         loss.backward()
         opt.step()
-    if target is not None and bool(done.any()):
-        with torch.no_grad():
-            for p, f in zip(params, frozen, strict=True):
-                p[done] = f[done]
 
 
 def _lbfgs(
@@ -195,16 +171,12 @@ def train(
     lr: float = 1e-2,
     decay_at: float = 0.7,
     optimizer: str = "adam",
-    target: torch.Tensor | None = None,
-    tol: float = 0.0,
 ) -> tuple[Params, torch.Tensor]:
     """Minimise L_t^b for every model b from ``params``; returns (detached params, final L_t (B,)).
 
     ``adam``: full-batch Adam on sum_b L_t^b (element-wise, so the models are independent),
     lr drops 10x after ``decay_at`` of ``steps``. ``lbfgs``: ``steps`` L-BFGS iterations per
     model (``lr`` unused); run it in float64, since K^{-1} is ill-conditioned.
-    ``target`` (B,) with ``tol`` > 0 stops Adam early per model once it is within ``tol``
-    of the exact minimum of L_t (see :func:`_adam`).
     """
     if steps < 0 or lr <= 0:
         raise ValueError(f"train: need steps >= 0 and lr > 0, got {steps}, {lr}")
@@ -212,7 +184,7 @@ def train(
         raise ValueError(f"train: optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
     params = [p.detach().clone().requires_grad_(True) for p in params]
     if steps > 0 and optimizer == "adam":
-        _adam(params, model, objective, steps, lr, decay_at, target if tol > 0 else None, tol)
+        _adam(params, model, objective, steps, lr, decay_at)
     elif steps > 0:
         _lbfgs(params, model, objective, steps)
     with torch.no_grad():
