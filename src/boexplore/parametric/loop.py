@@ -68,6 +68,33 @@ def _bound_row(err: np.ndarray, sigma: np.ndarray, beta: float) -> dict[str, flo
     }
 
 
+def _control_row(
+    f_star: np.ndarray, band: np.ndarray, fits: dict[str, np.ndarray | None]
+) -> dict[str, float]:
+    """Coverage of the band beta_t sigma_t(x) for the trained fit and for controls.
+
+    A band wider than the range of f covers *any* function with values inside that
+    range (g = 0, an untrained network), so coverage only means something at the
+    "informative" x where beta_t sigma_t(x) < max f - min f. Per fit we record the
+    coverage over all x, the number of informative x and how many of them are covered.
+    """
+    informative = band < np.ptp(f_star)
+    out: dict[str, float] = {
+        "band_median": float(np.median(band)),
+        "n_points": float(len(band)),
+        "n_informative": float(informative.sum()),
+    }
+    for name, g in fits.items():
+        if g is None:
+            for key in ("coverage", "covered_informative"):
+                out[f"{key}_{name}"] = np.nan
+            continue
+        covered = np.abs(g - f_star) <= band
+        out[f"coverage_{name}"] = float(covered.mean())
+        out[f"covered_informative_{name}"] = float((covered & informative).sum())
+    return out
+
+
 def _exact_solutions(
     policy: PolicySpec,
     K: np.ndarray,
@@ -245,6 +272,12 @@ def run_policy(
                         gain + 2 * np.log(1 / bound_check.delta)
                     )
                     err = np.abs(G[b] - f_star)
+                    fits = {
+                        "trained": G[b],
+                        "untrained": g0[b],
+                        "zero": np.zeros(N),
+                        "exact": sols[b].G if sols and sols[b].G is not None else None,
+                    }
                     bound_rows.append(
                         {
                             "seed": seeds[b],
@@ -254,7 +287,9 @@ def run_policy(
                             "beta_t": float(beta),
                             "certificate": float(cert[b]),
                             "certified": bool(cert[b] <= 0),
+                            "exact_gap": float(extra["exact_gap"][b]),
                             **_bound_row(err, sigma, beta),
+                            **_control_row(f_star, beta * sigma, fits),
                         }
                     )
         fit_seconds = time.perf_counter() - fit_start
