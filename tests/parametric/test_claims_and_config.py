@@ -91,6 +91,59 @@ def test_coverage_claim_uses_certified_rounds():
     assert row["value"] == 0.0 and row["verdict"] == "not reproduced"
 
 
+def _bounds_with_controls(control_coverage: float) -> pd.DataFrame:
+    """20 runs, all covered by the trained fit; the controls' coverage is given."""
+    return pd.DataFrame(
+        {
+            "reg": "func",
+            "cell": "c",
+            "seed": np.arange(20),
+            "certified": True,
+            "coverage": 1.0,
+            "ratio_max": 0.5,
+            "n_points": 10,
+            "n_informative": 6,
+            "covered_informative_trained": 6,
+            "coverage_zero": control_coverage,
+            "covered_informative_zero": 6 * control_coverage,
+            "coverage_untrained": control_coverage,
+            "covered_informative_untrained": 6 * control_coverage,
+        }
+    )
+
+
+def test_coverage_claim_needs_failing_controls_and_an_informative_band():
+    empty = pd.DataFrame(columns=["problem_key", "method"])
+    th = {"n_boot": 200}
+    good = claims_table(th, empty, [], None, _bounds_with_controls(0.5), 0.1, None, None)
+    assert good.iloc[0]["verdict"] == "reproduced"
+    # control: the controls are covered too -> the check cannot fail -> inconclusive
+    vacuous = claims_table(th, empty, [], None, _bounds_with_controls(1.0), 0.1, None, None)
+    assert vacuous.iloc[0]["verdict"] == "inconclusive"
+    # no informative pairs: the cell is dropped, nothing is left to judge
+    wide = _bounds_with_controls(0.5).assign(n_informative=0)
+    row = claims_table(th, empty, [], None, wide, 0.1, None, None).iloc[0]
+    assert row["verdict"] == "inconclusive" and row["n"] == 0
+
+
+def test_lambda_regret_row_uses_paired_seeds():
+    from boexplore.parametric.claims import lambda_regret_row
+
+    rng = np.random.default_rng(0)
+    base = rng.uniform(5, 10, 12)
+    per = pd.DataFrame(
+        {
+            "lam": np.repeat([0.01, 1.0], 12),
+            "seed": np.tile(np.arange(12), 2),
+            "R_T": np.concatenate([base, 2 * base]),
+        }
+    )
+    row = lambda_regret_row(per, 0.9, 200)
+    assert row["value"] == pytest.approx(2.0) and row["verdict"] == "reproduced"
+    flat = per.assign(R_T=np.concatenate([base, base[::-1]]))
+    assert lambda_regret_row(flat, 0.9, 200)["verdict"] != "reproduced"
+
+
 def test_resolve_config_defaults_and_errors():
     cfg = resolve_config({})
     assert cfg["enabled"] and cfg["e1"]["seeds"] >= 1 and "nn1d" in cfg["problems"]
@@ -104,9 +157,11 @@ def test_resolve_config_defaults_and_errors():
 def test_grid_cells_and_chunks():
     cfg = resolve_config({})
     cells = e2_cells(cfg)
-    assert len(cells) == len(cfg["e2"]["regularisers"]) * len(cfg["e2"]["widths"]) * 9
+    e2, dyn = cfg["e2"], cfg["e3"]["dynamic"]
+    n_cells = len(e2["regularisers"]) * len(e2["widths"]) * len(e2["init_scales"]) * len(e2["lams"])
+    assert len(cells) == n_cells
     assert len({c["label"] for c in cells}) == len(cells)
-    assert len(e3_cells(cfg)) == 9
+    assert len(e3_cells(cfg)) == len(dyn["lams"]) * len(dyn["init_scales"])
     assert seed_chunks(7, 3) == [[0, 1, 2], [3, 4, 5], [6]]
 
 

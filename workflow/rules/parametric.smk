@@ -141,6 +141,8 @@ rule p2_tables:
         cfg=PCFG,
     log:
         f"logs/{RUN}/parametric/tables.log",
+    benchmark:
+        f"results/{RUN}/benchmarks/parametric/tables.tsv"
     localrule: True
     conda:
         P2_ENV
@@ -173,6 +175,8 @@ for _fig in P2_FIG_INPUTS:
             cfg=report_param(PCFG, "parametric"),
         log:
             f"logs/{RUN}/parametric/{_fig}.log",
+        benchmark:
+            f"results/{RUN}/benchmarks/parametric/{_fig}.tsv"
         localrule: True
         conda:
             P2_ENV

@@ -85,7 +85,13 @@ def run_continuous(
                 kw = {"y": torch.as_tensor(Y, dtype=DT)}
             reg = policy.reg if policy.lam > 0 else "none"
             obj = RoundObjective(
-                idx=idx, loss=policy.loss, reg=reg, lam=policy.lam, theta0=theta0, **kw
+                idx=idx,
+                loss=policy.loss,
+                reg=reg,
+                lam=policy.lam,
+                theta0=theta0,
+                anchor_scale=policy.init_scale,
+                **kw,
             )
             prev, _ = train(
                 start, lambda p, Xb=Xb: forward(p, Xb, mlp.activation), obj, policy.steps, policy.lr

@@ -1,6 +1,6 @@
 """Config-driven drivers for the paper-2 experiments E1-E4 (one call = one workflow job).
 
-The ``parametric`` config section (schema: ``config/schema/parametric.schema.yaml``)
+The ``parametric`` config section (schema: ``src/boexplore/schema/parametric.schema.yaml``)
 names problems under short keys, a set of policy defaults, and per-experiment
 settings. These functions turn (config, wildcards) into policies and runs, and
 keep the workflow scripts thin.
@@ -39,12 +39,16 @@ def make_problem(cfg: Mapping[str, Any], key: str):
 def policy_for(cfg: Mapping[str, Any], method: str, **overrides: Any) -> PolicySpec:
     """Policy = PolicySpec defaults < config ``policy_defaults`` < preset < ``overrides``.
 
+    Without ``lam`` in ``policy_defaults`` lambda is the noise variance ``noise_std**2``.
+
     Preset-specific architecture (e.g. the official LFBO MLP) therefore wins over the
     shared defaults, and experiment cells (lambda, init scale, width) win over both.
     """
     if method not in PRESETS:
         raise ValueError(f"parametric: unknown method {method!r}; known: {sorted(PRESETS)}")
     defaults = dict(cfg.get("policy_defaults", {}))
+    # lambda plays the role of the GP noise variance: default lambda = sigma_eps^2.
+    defaults.setdefault("lam", round(float(cfg.get("noise_std", 0.1)) ** 2, 12))
     bad = (set(defaults) | set(overrides)) - _FIELDS
     if bad:
         raise ValueError(
@@ -60,9 +64,10 @@ def run_e1(cfg: Mapping[str, Any], problem_key: str, method: str, chunk_id: int)
     e1 = cfg["e1"]
     problem = make_problem(cfg, problem_key)
     seeds = chunk_seeds(cfg, int(e1["seeds"]), chunk_id)
+    overrides = dict(e1.get("policy_overrides", {}).get(method, {}))
     trace, _ = run_policy(
         problem,
-        policy_for(cfg, method),
+        policy_for(cfg, method, **overrides),
         seeds,
         int(e1["rounds"]),
         int(cfg.get("n_init", 5)),

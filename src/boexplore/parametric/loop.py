@@ -20,6 +20,7 @@ import pandas as pd
 import torch
 from scipy.stats import spearmanr
 
+from boexplore.parametric.exact import ExactSolution, exact_minimiser
 from boexplore.parametric.kernels import DomainKernel, log_det_gain, posterior, sample_posterior
 from boexplore.parametric.lfbo import lfbo_weights
 from boexplore.parametric.mlp import DTYPE, MLPSpec, embed_params, forward, from_numpy, init_params
@@ -67,6 +68,71 @@ def _bound_row(err: np.ndarray, sigma: np.ndarray, beta: float) -> dict[str, flo
     }
 
 
+def _control_row(
+    f_star: np.ndarray, band: np.ndarray, fits: dict[str, np.ndarray | None]
+) -> dict[str, float]:
+    """Coverage of the band beta_t sigma_t(x) for the trained fit and for controls.
+
+    A band wider than the range of f covers *any* function with values inside that
+    range (g = 0, an untrained network), so coverage only means something at the
+    "informative" x where beta_t sigma_t(x) < max f - min f. Per fit we record the
+    coverage over all x, the number of informative x and how many of them are covered.
+    """
+    informative = band < np.ptp(f_star)
+    out: dict[str, float] = {
+        "band_median": float(np.median(band)),
+        "n_points": float(len(band)),
+        "n_informative": float(informative.sum()),
+    }
+    for name, g in fits.items():
+        if g is None:
+            for key in ("coverage", "covered_informative"):
+                out[f"{key}_{name}"] = np.nan
+            continue
+        covered = np.abs(g - f_star) <= band
+        out[f"coverage_{name}"] = float(covered.mean())
+        out[f"covered_informative_{name}"] = float((covered & informative).sum())
+    return out
+
+
+def _exact_solutions(
+    policy: PolicySpec,
+    K: np.ndarray,
+    idx: np.ndarray,
+    g0: np.ndarray,
+    targets: dict[str, np.ndarray],
+) -> list[ExactSolution] | None:
+    """Exact function-space minimiser of each model's round objective, where it exists.
+
+    Defined for the ``func`` regulariser (squared or LFBO loss) and the unregularised
+    squared loss (value only, see :mod:`.exact`); None otherwise (anchored L2,
+    unregularised LFBO).
+    """
+    lam = policy.lam if policy.reg == "func" else 0.0
+    if policy.reg == "anchor" and policy.lam > 0:
+        return None
+    if lam == 0 and policy.loss != "squared":
+        return None
+    return [
+        exact_minimiser(K, idx[b], g0[b], lam, policy.loss, **{k: v[b] for k, v in targets.items()})
+        for b in range(len(idx))
+    ]
+
+
+def _exact_stats(
+    sols: list[ExactSolution] | None, L_fit: np.ndarray, G: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Per model: gap L_t(theta_t) - min_g L_t(g), argmax agreement and RMS distance to g*."""
+    B = len(G)
+    out = {k: np.full(B, np.nan) for k in ("exact_gap", "argmax_agree", "exact_rms")}
+    for b, sol in enumerate(sols or []):
+        out["exact_gap"][b] = L_fit[b] - sol.value
+        if sol.G is not None:
+            out["argmax_agree"][b] = float(np.argmax(G[b]) == np.argmax(sol.G))
+            out["exact_rms"][b] = float(np.sqrt(np.mean((G[b] - sol.G) ** 2)))
+    return out
+
+
 def run_policy(
     problem,
     policy: PolicySpec,
@@ -98,7 +164,6 @@ def run_policy(
     pol_rng = [np.random.default_rng([s, 13]) for s in seeds]
     kern = DomainKernel.build(points, policy.kernel_lengthscale, jitter=policy.kernel_jitter)
     X_dom = torch.as_tensor(points, dtype=DTYPE)
-    X32 = X_dom.to(TRAIN_DTYPE)
     K_inv_t = torch.as_tensor(kern.K_inv, dtype=DTYPE)
     mlp = MLPSpec(points.shape[1], policy.width, policy.depth, policy.activation, policy.init_scale)
     teacher = (
@@ -162,16 +227,21 @@ def run_policy(
                     K_inv=K_inv_t.to(dtype),
                     G0=G0.to(dtype),
                     theta0=[p.to(dtype) for p in theta0],
+                    anchor_scale=policy.init_scale,
                     **{k: torch.as_tensor(v, dtype=dtype) for k, v in targets.items()},
                 )
 
-            # Train in float32 (fast), evaluate objective and certificate in float64.
+            # Adam trains in float32 (fast), L-BFGS in float64 (K^{-1} is ill-conditioned);
+            # objective, certificate and convergence gap are evaluated in float64.
+            tdt = DTYPE if policy.optimizer == "lbfgs" else TRAIN_DTYPE
+            sols = _exact_solutions(policy, kern.K, idx, G0.numpy(), targets)
             theta, _ = train(
-                [p.to(TRAIN_DTYPE) for p in start],
-                partial(forward, X=X32, activation=mlp.activation),
-                objective(TRAIN_DTYPE),
+                [p.to(tdt) for p in start],
+                partial(forward, X=X_dom.to(tdt), activation=mlp.activation),
+                objective(tdt),
                 policy.steps,
                 policy.lr,
+                optimizer=policy.optimizer,
             )
             theta = [p.to(DTYPE) for p in theta]
             prev = theta
@@ -189,6 +259,7 @@ def run_policy(
                     L_star = obj.value(G_star, theta_star).numpy()
                     cert = L_fit.numpy() - L_star
                 extra["certificate"] = cert
+            extra.update(_exact_stats(sols, L_fit.numpy(), G))
             chosen = np.array([_argmax_random_ties(G[b], pol_rng[b]) for b in range(B)])
             if bound_check is not None and policy.loss == "squared" and policy.lam > 0:
                 g0 = G0.numpy()
@@ -201,6 +272,12 @@ def run_policy(
                         gain + 2 * np.log(1 / bound_check.delta)
                     )
                     err = np.abs(G[b] - f_star)
+                    fits = {
+                        "trained": G[b],
+                        "untrained": g0[b],
+                        "zero": np.zeros(N),
+                        "exact": sols[b].G if sols and sols[b].G is not None else None,
+                    }
                     bound_rows.append(
                         {
                             "seed": seeds[b],
@@ -210,7 +287,9 @@ def run_policy(
                             "beta_t": float(beta),
                             "certificate": float(cert[b]),
                             "certified": bool(cert[b] <= 0),
+                            "exact_gap": float(extra["exact_gap"][b]),
                             **_bound_row(err, sigma, beta),
+                            **_control_row(f_star, beta * sigma, fits),
                         }
                     )
         fit_seconds = time.perf_counter() - fit_start
@@ -233,7 +312,7 @@ def run_policy(
                 row[key] = float(val[b])
             rows.append(row)
     trace = pd.DataFrame(rows)
-    for key in ("g_max", "train_loss", "certificate"):
+    for key in ("g_max", "train_loss", "certificate", "exact_gap", "argmax_agree", "exact_rms"):
         if key not in trace:
             trace[key] = np.nan
     trace.insert(0, "problem", problem.name)

@@ -59,9 +59,13 @@ def regret_curves(curves: pd.DataFrame, paths: list[str | Path]) -> None:
 
 
 def coverage_histogram(bounds: pd.DataFrame, paths: list[str | Path]) -> None:
-    """Histogram of per-round max err/(beta_t sigma_t), certified vs uncertified rounds, per regulariser."""
+    """Per regulariser: histogram of per-round max err/(beta_t sigma_t) (certified vs not) and,
+    if the control columns exist, coverage on informative pairs (beta_t sigma_t < range f) of
+    the trained fit next to the controls (untrained network, g = 0, exact minimiser) per lambda."""
     regs = sorted(bounds["reg"].unique())
-    fig, axes = plt.subplots(1, len(regs), figsize=(5 * len(regs), 3.8), squeeze=False)
+    controls = "n_informative" in bounds.columns
+    nrow = 2 if controls else 1
+    fig, axes = plt.subplots(nrow, len(regs), figsize=(5 * len(regs), 3.8 * nrow), squeeze=False)
     for ax, reg in zip(axes[0], regs, strict=True):
         sub = bounds[bounds["reg"] == reg]
         ratio = np.log10(np.maximum(sub["ratio_max"].to_numpy(), 1e-6))
@@ -77,6 +81,37 @@ def coverage_histogram(bounds: pd.DataFrame, paths: list[str | Path]) -> None:
             title=f"regulariser: {reg}",
         )
         ax.legend(fontsize=7)
+    if controls:
+        names = ("trained", "untrained", "zero", "exact")
+        for ax, reg in zip(axes[1], regs, strict=True):
+            sub = bounds[bounds["reg"] == reg]
+            lams = sorted(sub["lam"].unique())
+            width = 0.8 / len(names)
+            for k, name in enumerate(names):
+                vals = []
+                for lam in lams:
+                    g = sub[sub["lam"] == lam]
+                    n_inf = g["n_informative"].sum()
+                    cov = g[f"covered_informative_{name}"]
+                    ok = n_inf > 0 and not cov.isna().all()
+                    vals.append(cov.sum() / n_inf if ok else np.nan)
+                ax.bar(np.arange(len(lams)) + k * width, vals, width, label=name)
+            shares = [
+                sub.loc[sub["lam"] == lam, "n_informative"].sum()
+                / sub.loc[sub["lam"] == lam, "n_points"].sum()
+                for lam in lams
+            ]
+            ax.set_xticks(
+                np.arange(len(lams)) + 0.4 - width / 2,
+                [
+                    f"$\\lambda$={lam:g}\n{sh:.0%} informative"
+                    for lam, sh in zip(lams, shares, strict=True)
+                ],
+                fontsize=7,
+            )
+            ax.set(ylim=(0, 1.05), ylabel="coverage of informative (t, x)")
+            ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
     _save(fig, paths)
 
 

@@ -32,7 +32,7 @@ class PolicySpec:
     gamma: float = 0.33  # LFBO quantile: tau = (1 - gamma)-quantile of y
     balance: bool = False  # official LFBO class balancing
     reg: str = "func"  # func | anchor | none
-    lam: float = 1.0
+    lam: float = 0.01  # default: the noise variance sigma_eps^2 (0.1^2); configs set it explicitly
     redraw: bool = True  # fresh theta_0 ~ Pi_0 every round
     warm_start: bool = False  # start training from the previous round's theta
     target_perturb: bool = False  # add N(0, lam) to the targets every round
@@ -42,6 +42,7 @@ class PolicySpec:
     init_scale: float = 1.0
     steps: int = 200
     lr: float = 1e-2
+    optimizer: str = "adam"  # adam (float32) | lbfgs (float64, per model)
     kernel_lengthscale: float = (
         0.2  # Matern-5/2 on the domain (func regulariser, GP baselines, bounds)
     )
@@ -54,6 +55,10 @@ class PolicySpec:
             raise ValueError(f"PolicySpec: kind must be one of {KINDS}, got {self.kind!r}")
         if self.utility not in ("ei", "pi"):
             raise ValueError(f"PolicySpec: utility must be 'ei' or 'pi', got {self.utility!r}")
+        if self.optimizer not in ("adam", "lbfgs"):
+            raise ValueError(
+                f"PolicySpec: optimizer must be 'adam' or 'lbfgs', got {self.optimizer!r}"
+            )
         if self.lam < 0 or self.steps < 0 or self.lr <= 0 or self.gp_noise <= 0:
             raise ValueError(f"PolicySpec: invalid numeric settings {self}")
 

@@ -16,6 +16,7 @@ from boexplore.parametric.summary import (
     e1_per_seed,
     e1_summary,
     e2_summary,
+    e3_dynamic_per_seed,
     e3_dynamic_summary,
     e4_summary,
 )
@@ -48,7 +49,13 @@ def build_tables(
     seeds = summ = curves = pd.DataFrame()
     if len(e1):
         seeds = e1_per_seed(e1, float(cfg["e1"]["slope_from"]), int(cfg["e1"]["late_window"]))
-        summ = e1_summary(seeds, level, n_boot, float(th.get("stuck_late_frac", 0.5)))
+        summ = e1_summary(
+            seeds,
+            level,
+            n_boot,
+            float(th.get("stuck_late_frac", 0.5)),
+            float(th.get("gap_max", 0.05)),
+        )
         curves = e1_curves(e1)
     atomic_write(seeds, outputs["e1_seeds"])
     atomic_write(summ, outputs["e1_summary"])
@@ -62,24 +69,26 @@ def build_tables(
     dyn_tr = _concat(inputs.get("e3_dynamic"))
     late = int(cfg["e1"]["late_window"])
     dyn = e3_dynamic_summary(dyn_tr, late) if len(dyn_tr) else pd.DataFrame()
+    dyn_seeds = e3_dynamic_per_seed(dyn_tr, late) if len(dyn_tr) else None
     atomic_write(static, outputs["e3_static"])
     atomic_write(dyn, outputs["e3_dynamic"])
     e4_tr = _concat(inputs.get("e4"))
     atomic_write(e4_tr, outputs["e4_traces"])
     atomic_write(e4_summary(e4_tr) if len(e4_tr) else pd.DataFrame(), outputs["e4_summary"])
     problems = cfg.get("problems", {})
-    realizable = [
-        k for k in cfg["e1"]["problems"] if problems.get(k, {}).get("name") == "nn_realizable"
-    ]
+    keys = list(th.get("problems") or cfg["e1"]["problems"])  # P2-C1 ... P2-C3 problems
+    misspecified = [k for k in keys if problems.get(k, {}).get("name") != "nn_realizable"]
     claims = claims_table(
         th,
         seeds,
-        realizable,
+        keys,
         e2,
         bounds if len(bounds) else None,
         float(cfg["e2"]["delta"]),
         static if len(static) else None,
         dyn if len(dyn) else None,
+        dyn_seeds,
+        misspecified,
     )
     atomic_write(claims, outputs["claims"])
     _write_text(

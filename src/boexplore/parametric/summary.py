@@ -47,15 +47,33 @@ def e1_per_seed(
                 "incumbent_frac": incumbent_fraction(g)
                 if {"index", "is_initial"} <= set(g.columns)
                 else np.nan,
+                **_gap_stats(g),
             }
         )
     return pd.DataFrame(rows)
 
 
+def _gap_stats(g: pd.DataFrame) -> dict[str, float]:
+    """Convergence of the trained rounds: median / 90% quantile of the gap to the exact
+    minimiser, and the share of rounds whose argmax agrees with the exact minimiser's."""
+    gap = g["exact_gap"].dropna() if "exact_gap" in g else pd.Series(dtype=float)
+    agree = g["argmax_agree"].dropna() if "argmax_agree" in g else pd.Series(dtype=float)
+    return {
+        "gap_median": float(gap.median()) if len(gap) else np.nan,
+        "gap_q90": float(gap.quantile(0.9)) if len(gap) else np.nan,
+        "argmax_agree": float(agree.mean()) if len(agree) else np.nan,
+    }
+
+
 def e1_summary(
-    per_seed: pd.DataFrame, level: float = 0.9, n_boot: int = 2000, stuck_late_frac: float = 0.5
+    per_seed: pd.DataFrame,
+    level: float = 0.9,
+    n_boot: int = 2000,
+    stuck_late_frac: float = 0.5,
+    gap_max: float = 0.05,
 ) -> pd.DataFrame:
-    """Per (problem_key, method): median slope with bootstrap CI, mean R_T, R_T/T, late play, stuck fraction."""
+    """Per (problem_key, method): median slope with bootstrap CI, mean R_T, R_T/T, late play,
+    stuck fraction, convergence gap (``gap_flag``: median gap above ``gap_max``)."""
     rows = []
     for (pk, m), g in per_seed.groupby(["problem_key", "method"]):
         med, lo, hi = bootstrap_ci(g["slope"].to_numpy(), np.median, level, n_boot)
@@ -74,9 +92,15 @@ def e1_summary(
                 "stuck_frac": float((g["late_frac_opt"] < stuck_late_frac).mean()),
                 "simple_regret_mean": g["simple_regret"].mean(),
                 "incumbent_frac_mean": g["incumbent_frac"].mean(),
+                "gap_median": g["gap_median"].median() if "gap_median" in g else np.nan,
+                "gap_q90": g["gap_q90"].median() if "gap_q90" in g else np.nan,
+                "argmax_agree": g["argmax_agree"].mean() if "argmax_agree" in g else np.nan,
             }
         )
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    if len(out):
+        out["gap_flag"] = out["gap_median"] > gap_max
+    return out
 
 
 def e1_curves(traces: pd.DataFrame) -> pd.DataFrame:
@@ -122,6 +146,55 @@ def e2_summary(bounds: pd.DataFrame) -> pd.DataFrame:
                 "B_median": float(g["B_t"].median()),
                 "empirical_beta": float(g["empirical_beta"].max()),
                 "spearman_err_sigma": float(g["spearman_err_sigma"].mean()),
+                **_control_stats(g),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _control_stats(g: pd.DataFrame) -> dict[str, float]:
+    """Coverage of the trained fit next to the controls (untrained network, g = 0, exact
+    minimiser), overall and on informative pairs (beta_t sigma_t(x) < range of f)."""
+    if "n_informative" not in g:
+        return {}
+    inf = float(g["n_informative"].sum())
+    out: dict[str, float] = {
+        "informative_frac": inf / float(g["n_points"].sum()),
+        "band_median": float(g["band_median"].median()),
+        "gap_median": float(g["exact_gap"].median()) if "exact_gap" in g else np.nan,
+    }
+    for name in ("trained", "untrained", "zero", "exact"):
+        if g[f"coverage_{name}"].isna().all():  # e.g. no exact minimiser (anchored L2)
+            for key in ("coverage_pairs", "coverage_informative", "frac_seeds_all_covered"):
+                out[f"{key}_{name}"] = np.nan
+            continue
+        out[f"coverage_pairs_{name}"] = float(g[f"coverage_{name}"].mean())
+        out[f"coverage_informative_{name}"] = (
+            float(g[f"covered_informative_{name}"].sum()) / inf if inf else np.nan
+        )
+        out[f"frac_seeds_all_covered_{name}"] = float(
+            (g.groupby("seed")[f"coverage_{name}"].min() >= 1.0).mean()
+        )
+    return out
+
+
+def e3_dynamic_per_seed(traces: pd.DataFrame, late_window: int = 25) -> pd.DataFrame:
+    """Per (lambda, s, seed): R_T, late argmax entropy and OTSD of the chosen points."""
+    from boexplore.metrics import otsd_normalized
+
+    rows = []
+    for (lam, s, seed), gs in traces.groupby(["lam", "init_scale", "seed"]):
+        gs = gs.sort_values("eval_index")
+        X = gs[[c for c in gs.columns if c.startswith("x_")]].to_numpy()
+        rows.append(
+            {
+                "lam": lam,
+                "init_scale": s,
+                "seed": int(seed),
+                "R_T": float(gs["cum_regret"].iloc[-1]),
+                "late_argmax_entropy": entropy(np.bincount(gs["index"].to_numpy()[-late_window:])),
+                "otsd_norm": float(otsd_normalized(X)[-1]),
+                **_gap_stats(gs),
             }
         )
     return pd.DataFrame(rows)

@@ -36,12 +36,15 @@ class RoundObjective:
     K_inv: torch.Tensor | None = None  # (N, N) for reg="func"
     G0: torch.Tensor | None = None  # (B, N) anchor function values for reg="func"
     theta0: Params | None = None  # anchor parameters for reg="anchor"
+    anchor_scale: float = 1.0  # init scale s: anchored L2 is 1/2 ||theta - theta0||^2 / s^2
 
     def __post_init__(self) -> None:
         if self.loss not in LOSSES:
             raise ValueError(f"RoundObjective: loss must be one of {LOSSES}, got {self.loss!r}")
         if self.reg not in REGULARISERS:
             raise ValueError(f"RoundObjective: reg must be one of {REGULARISERS}, got {self.reg!r}")
+        if self.anchor_scale <= 0:
+            raise ValueError(f"RoundObjective: anchor_scale must be > 0, got {self.anchor_scale}")
         if self.lam < 0:
             raise ValueError(f"RoundObjective: lambda must be >= 0, got {self.lam}")
         if self.loss == "squared" and self.y is None:
@@ -52,6 +55,26 @@ class RoundObjective:
             raise ValueError("RoundObjective: func regulariser needs K_inv and G0")
         if self.reg == "anchor" and self.lam > 0 and self.theta0 is None:
             raise ValueError("RoundObjective: anchor regulariser needs theta0")
+
+    def select(self, b: int) -> RoundObjective:
+        """The objective of model ``b`` alone (batch axis of size 1)."""
+
+        def one(x: torch.Tensor | None) -> torch.Tensor | None:
+            return None if x is None else x[b : b + 1]
+
+        return RoundObjective(
+            idx=self.idx[b : b + 1],
+            loss=self.loss,
+            y=one(self.y),
+            pos_w=one(self.pos_w),
+            neg_w=one(self.neg_w),
+            reg=self.reg,
+            lam=self.lam,
+            K_inv=self.K_inv,
+            G0=one(self.G0),
+            theta0=None if self.theta0 is None else [p[b : b + 1] for p in self.theta0],
+            anchor_scale=self.anchor_scale,
+        )
 
     def data_loss(self, G: torch.Tensor) -> torch.Tensor:
         """Sum of per-observation losses (B,) from domain values G (B, N)."""
@@ -66,11 +89,11 @@ class RoundObjective:
         return 0.5 * ((D @ self.K_inv) * D).sum(1)
 
     def anchor_reg(self, params: Params) -> torch.Tensor:
-        """1/2 ||theta - theta0||^2 per model (B,)."""
+        """1/2 ||theta - theta0||^2 / s^2 per model (B,) (s = init scale, as in the spec)."""
         total = torch.zeros(params[0].shape[0], dtype=params[0].dtype)
         for p, p0 in zip(params, self.theta0, strict=True):
             total = total + 0.5 * ((p - p0) ** 2).reshape(p.shape[0], -1).sum(1)
-        return total
+        return total / self.anchor_scale**2
 
     def value(self, G: torch.Tensor, params: Params | None = None) -> torch.Tensor:
         """L_t per model (B,); ``params`` is needed only for the anchor regulariser."""
@@ -84,6 +107,62 @@ class RoundObjective:
         return out
 
 
+OPTIMIZERS = ("adam", "lbfgs")
+
+
+def _adam(
+    params: Params,
+    model: Callable[[Params], torch.Tensor],
+    objective: RoundObjective,
+    steps: int,
+    lr: float,
+    decay_at: float,
+) -> None:
+    opt = torch.optim.Adam(params, lr=lr)
+    switch = int(decay_at * steps)
+    for step in range(steps):
+        if step == switch:
+            for group in opt.param_groups:
+                group["lr"] = lr / 10
+        opt.zero_grad(set_to_none=True)
+        loss = objective.value(model(params), params).sum()
+        loss.backward()
+        opt.step()
+
+
+def _lbfgs(
+    params: Params,
+    model: Callable[[Params], torch.Tensor],
+    objective: RoundObjective,
+    max_iter: int,
+) -> None:
+    """One L-BFGS (strong-Wolfe line search) per model, so the B models stay independent."""
+    for b in range(params[0].shape[0]):
+        pb = [p[b : b + 1].detach().clone().requires_grad_(True) for p in params]
+        obj_b = objective.select(b)
+        opt = torch.optim.LBFGS(
+            pb,
+            lr=1.0,
+            max_iter=max_iter,
+            max_eval=int(max_iter * 1.25) + 1,
+            history_size=50,
+            tolerance_grad=1e-9,
+            tolerance_change=1e-12,
+            line_search_fn="strong_wolfe",
+        )
+
+        def closure(pb=pb, obj_b=obj_b, opt=opt) -> torch.Tensor:
+            opt.zero_grad(set_to_none=True)
+            loss = obj_b.value(model(pb), pb).sum()
+            loss.backward()
+            return loss
+
+        opt.step(closure)
+        with torch.no_grad():
+            for p, q in zip(params, pb, strict=True):
+                p[b : b + 1] = q
+
+
 def train(
     params: Params,
     model: Callable[[Params], torch.Tensor],
@@ -91,25 +170,23 @@ def train(
     steps: int = 300,
     lr: float = 1e-2,
     decay_at: float = 0.7,
+    optimizer: str = "adam",
 ) -> tuple[Params, torch.Tensor]:
-    """Adam on sum_b L_t^b from ``params``; lr drops 10x after ``decay_at`` of the steps.
+    """Minimise L_t^b for every model b from ``params``; returns (detached params, final L_t (B,)).
 
-    Returns the trained (detached) parameters and the final objective values (B,).
+    ``adam``: full-batch Adam on sum_b L_t^b (element-wise, so the models are independent),
+    lr drops 10x after ``decay_at`` of ``steps``. ``lbfgs``: ``steps`` L-BFGS iterations per
+    model (``lr`` unused); run it in float64, since K^{-1} is ill-conditioned.
     """
     if steps < 0 or lr <= 0:
         raise ValueError(f"train: need steps >= 0 and lr > 0, got {steps}, {lr}")
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"train: optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
     params = [p.detach().clone().requires_grad_(True) for p in params]
-    if steps > 0:
-        opt = torch.optim.Adam(params, lr=lr)
-        switch = int(decay_at * steps)
-        for step in range(steps):
-            if step == switch:
-                for group in opt.param_groups:
-                    group["lr"] = lr / 10
-            opt.zero_grad(set_to_none=True)
-            loss = objective.value(model(params), params).sum()
-            loss.backward()
-            opt.step()
+    if steps > 0 and optimizer == "adam":
+        _adam(params, model, objective, steps, lr, decay_at)
+    elif steps > 0:
+        _lbfgs(params, model, objective, steps)
     with torch.no_grad():
         final = objective.value(model(params), params)
     return [p.detach() for p in params], final
