@@ -186,13 +186,9 @@ def bo_peak_mem_mb(method: _Method, budget: int, d: int, cal: Mapping[str, Any])
 
 
 def _problem_name_dim(config: Mapping[str, Any], problem: str) -> tuple[str, int]:
-    entry = config["problems"][problem]
-    dim = entry.get("dim")
-    if dim is None:
-        from boexplore.problems import problem_info
+    from boexplore.workflow_config import problem_design
 
-        dim = problem_info(entry["name"]).default_dim
-    return entry["name"], int(dim)
+    return config["problems"][problem]["name"], problem_design(config, problem)[0]
 
 
 def bo_job_cost(
@@ -203,11 +199,11 @@ def bo_job_cost(
     cal: Mapping[str, Any] | None = None,
 ) -> JobCost:
     """Cost of one ``bo_run`` job running ``n_seeds`` seeds of (problem, method)."""
+    from boexplore.workflow_config import problem_design
+
     cal = cal or config_calibration(config)
-    name, d = _problem_name_dim(config, problem)
-    entry = config["problems"][problem]
-    budget = int(entry.get("budget") or config["budget"])
-    n_init = int(entry.get("n_init") or config["n_init"])
+    name = config["problems"][problem]["name"]
+    d, budget, n_init = problem_design(config, problem)
     spec_str = config["methods"][method]
     per_seed, mem = _bo_seed_cached(
         spec_str,
