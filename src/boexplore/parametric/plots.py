@@ -33,8 +33,12 @@ def regret_curves(curves: pd.DataFrame, paths: list[str | Path]) -> None:
     would otherwise stretch the axis over decades and hide the curves).
     """
     keys = sorted(curves["problem_key"].unique())
-    fig, axes = plt.subplots(1, len(keys), figsize=(5.2 * len(keys), 4.2), squeeze=False)
-    for ax, pk in zip(axes[0], keys, strict=True):
+    ncol = min(2, len(keys))  # wrap: one row of 4 panels was too wide to read in the report
+    nrow = -(-len(keys) // ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(5.2 * ncol, 4.2 * nrow), squeeze=False)
+    for ax in axes.flat[len(keys) :]:
+        ax.set_visible(False)
+    for ax, pk in zip(axes.flat, keys, strict=False):
         sub = curves[curves["problem_key"] == pk]
         inset = ax.inset_axes([0.62, 0.08, 0.35, 0.32])
         for m, g in sub.groupby("method"):
@@ -132,8 +136,13 @@ def heatmaps(static: pd.DataFrame, dynamic: pd.DataFrame | None, paths: list[str
         "calibration_ratio": "calibration ratio (static)",
         "R_T_mean": "mean regret $R_T$ (dynamic)",
     }
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.9 * len(panels), 3.5), squeeze=False)
-    for idx, (ax, (col, df)) in enumerate(zip(axes[0], panels, strict=True)):
+    # At most 3 panels per row: one row of 5 was 2,500 px wide and unreadable in the report.
+    ncol = min(3, len(panels))
+    nrow = -(-len(panels) // ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.9 * ncol, 3.3 * nrow), squeeze=False)
+    for ax in axes.flat[len(panels) :]:
+        ax.set_visible(False)
+    for idx, (ax, (col, df)) in enumerate(zip(axes.flat, panels, strict=False)):
         piv = df.pivot_table(index="init_scale", columns="lam", values=col)
         im = ax.imshow(piv.to_numpy(), origin="lower", aspect="auto", cmap="viridis")
         ax.set_xticks(range(piv.shape[1]), [f"{v:g}" for v in piv.columns], fontsize=7)
@@ -150,7 +159,7 @@ def heatmaps(static: pd.DataFrame, dynamic: pd.DataFrame | None, paths: list[str
                     color="w",
                 )
         ax.set(xlabel="$\\lambda$", title=titles.get(col, col))
-        if idx == 0 or col == "R_T_mean":
+        if idx % ncol == 0 or col == "R_T_mean":
             ax.set_ylabel("init scale s")
         ax.title.set_fontsize(9)
         fig.colorbar(im, ax=ax, shrink=0.8, pad=0.02)
