@@ -5,8 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from boexplore.analysis.stats import bootstrap_ci
 from boexplore.parametric.kernels import DomainKernel, posterior, sample_posterior
-from boexplore.parametric.stats import bootstrap_ci, entropy, loglog_slope
+from boexplore.parametric.stats import entropy, loglog_slope
 
 
 def test_gp_ts_samples_have_posterior_moments():

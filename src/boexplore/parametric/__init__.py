@@ -7,7 +7,7 @@ Public API (imported lazily so that ``import boexplore.parametric`` stays light)
   -> (trace, bounds | None)`` - the batched finite-domain loop;
 * ``run_continuous(problem, policy, seeds, budget, n_init=10, n_candidates=2048, method="")`` - E4;
 * ``static_probe(problem, policy, n_data=20, n_draws=64, noise_std=0.1, seed=0)`` - E3;
-* ``loglog_slope(cum_regret, start_frac=0.5)``, ``bootstrap_ci(values, stat, level, n_boot, seed)``;
+* ``loglog_slope(cum_regret, start_frac=0.5)``, ``bootstrap_ci`` (re-exported from ``boexplore.analysis.stats``);
 * ``lfbo_weights(y, gamma=0.33, utility="ei", balance=False)``;
 * ``resolve_config(section)`` - the validated ``parametric`` config section with defaults.
 """
@@ -26,7 +26,7 @@ _EXPORTS = {
     "run_continuous": "continuous",
     "static_probe": "probe",
     "loglog_slope": "stats",
-    "bootstrap_ci": "stats",
+    "bootstrap_ci": "boexplore.analysis.stats",
     "lfbo_weights": "lfbo",
     "resolve_config": "grid",
     "MLPSpec": "mlp",
@@ -36,5 +36,7 @@ __all__ = sorted(_EXPORTS)
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
-        return getattr(importlib.import_module(f"boexplore.parametric.{_EXPORTS[name]}"), name)
+        module = _EXPORTS[name]
+        full = module if module.startswith("boexplore.") else f"boexplore.parametric.{module}"
+        return getattr(importlib.import_module(full), name)
     raise AttributeError(f"module 'boexplore.parametric' has no attribute {name!r}")

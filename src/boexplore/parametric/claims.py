@@ -17,8 +17,21 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from boexplore.analysis.claims import COLUMNS  # one claims-table format for both papers
-from boexplore.analysis.verdict import interval_verdict
-from boexplore.parametric.stats import bootstrap_ci
+from boexplore.analysis.stats import bootstrap_ci
+from boexplore.analysis.verdict import UNDECIDED
+from boexplore.analysis.verdict import interval_verdict as _interval_verdict
+
+
+def interval_verdict(
+    value: float, ci_low: float, ci_high: float, threshold: float, n: int, min_n: int = 1
+) -> str:
+    """The shared interval rule; an undecided interval is reported as ``inconclusive``.
+
+    Paper 2 has no power analysis that could size an undecided row (paper 1 turns it into
+    "undecidable at this scale: needs ..."), so its table keeps the plain word.
+    """
+    verdict = _interval_verdict(value, ci_low, ci_high, threshold, n, min_n)
+    return "inconclusive" if verdict == UNDECIDED else verdict
 
 TEXT = {
     "P2-C1": "RR-TS has sublinear cumulative regret on realizable finite-domain problems",
@@ -115,7 +128,7 @@ def _all_covered_ci(
 ) -> tuple[float, float, float, int]:
     """Fraction of (cell, seed) runs whose every row has ``col`` == 1, with a bootstrap CI."""
     per_run = (df.groupby(["cell", "seed"])[col].min().to_numpy() >= 1.0).astype(float)
-    v, lo, hi = bootstrap_ci(per_run, np.mean, level, n_boot)
+    v, lo, hi = bootstrap_ci(per_run, np.mean, level=level, n_boot=n_boot)
     return v, lo, hi, len(per_run)
 
 
@@ -287,7 +300,7 @@ def claims_table(
             )
             continue
         flag = _gap_note(mine, gap_max)
-        med, lo, hi = bootstrap_ci(mine["slope"].to_numpy(), np.median, level, nb)
+        med, lo, hi = bootstrap_ci(mine["slope"].to_numpy(), np.median, level=level, n_boot=nb)
         note = (
             f"R_T/T mean {mine['R_T_over_T'].mean():.3g}; R_t/t decreasing over 2nd half in "
             f"{mine['ratio_decreasing'].mean():.0%} of seeds; late play at x* {mine['late_frac_opt'].mean():.0%}"
@@ -338,7 +351,7 @@ def claims_table(
             d = real[real["method"] == abl]
             if d.empty:
                 continue
-            v, lo, hi = bootstrap_ci(stuck(d), np.mean, level, nb)
+            v, lo, hi = bootstrap_ci(stuck(d), np.mean, level=level, n_boot=nb)
             base_frac = float(stuck(base).mean()) if len(base) else np.nan
             thr = float(th["stuck_min_frac"])
             ok = np.isfinite(lo) and lo >= thr and v > base_frac

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 
@@ -23,24 +21,6 @@ def loglog_slope(cum_regret: np.ndarray, start_frac: float = 0.5) -> float:
     if keep.sum() < 3:
         return float("nan")
     return float(np.polyfit(np.log(t[keep]), np.log(R[keep]), 1)[0])
-
-
-def bootstrap_ci(
-    values: np.ndarray,
-    stat: Callable[[np.ndarray], float] = np.median,
-    level: float = 0.9,
-    n_boot: int = 2000,
-    seed: int = 0,
-) -> tuple[float, float, float]:
-    """(statistic, low, high): percentile bootstrap interval of ``stat`` over resampled values."""
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v)]
-    if len(v) == 0:
-        return (float("nan"),) * 3
-    rng = np.random.default_rng(seed)
-    boots = np.array([stat(v[rng.integers(len(v), size=len(v))]) for _ in range(n_boot)])
-    alpha = (1 - level) / 2
-    return float(stat(v)), float(np.quantile(boots, alpha)), float(np.quantile(boots, 1 - alpha))
 
 
 def entropy(counts: np.ndarray) -> float:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from boexplore.parametric.stats import bootstrap_ci, entropy, loglog_slope
+from boexplore.analysis.stats import bootstrap_ci
+from boexplore.parametric.stats import entropy, loglog_slope
 
 
 def incumbent_fraction(g: pd.DataFrame) -> float:
@@ -76,7 +77,7 @@ def e1_summary(
     stuck fraction, convergence gap (``gap_flag``: median gap above ``gap_max``)."""
     rows = []
     for (pk, m), g in per_seed.groupby(["problem_key", "method"]):
-        med, lo, hi = bootstrap_ci(g["slope"].to_numpy(), np.median, level, n_boot)
+        med, lo, hi = bootstrap_ci(g["slope"].to_numpy(), np.median, level=level, n_boot=n_boot)
         rows.append(
             {
                 "problem_key": pk,
