@@ -33,10 +33,12 @@ PAPER1_COLORS: dict[str, str] = {
     "ucb_low": "#ff7f0e",
     "greedy": "#000000",
     "ts": "#17becf",
+    "ts_polish": "#0b6e6a",
     "sobol": "#393b79",
     "gibbon": "#6b6ecf",
     "logpi": "#98df8a",
     "ucb_mid": "#e6550d",
+    "ucb": "#c49c94",
 }
 #: Paper 2's parametric policies (tab20b/tab20c hues not used by paper 1).
 PAPER2_COLORS: dict[str, str] = {
