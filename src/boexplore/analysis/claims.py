@@ -646,18 +646,8 @@ def claims_markdown(df: pd.DataFrame) -> str:
             return "n/a" if not np.isfinite(v) else f"{v:.3g}"
         return str(v).replace("|", "\\|")
 
-    cols = [
-        "claim_id",
-        "variant",
-        "claim",
-        "value",
-        "ci_low",
-        "ci_high",
-        "threshold",
-        "verdict",
-        "n",
-        "note",
-    ]
+    # the long statistic text goes below the table; decision/needs are folded into verdict/note
+    cols = [c for c in PAPER1_COLUMNS if c not in ("statistic", "decision", "needs")]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for rec in df[cols].itertuples(index=False):
         lines.append("| " + " | ".join(fmt(v) for v in rec) + " |")
