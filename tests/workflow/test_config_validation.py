@@ -141,3 +141,9 @@ def test_pes_above_its_dimension_limit_is_rejected(smoke: dict) -> None:
     cfg = copy.deepcopy(smoke)
     cfg["exclude"] = [e for e in cfg["exclude"] if e["method"] != "pes"]
     _rejects(cfg, "methods.pes", "hartmann6_d50")
+
+
+def test_slurm_test_config_validates() -> None:
+    """The tiny config of `pytest -m slurm` must pass validation (that suite only runs in CI)."""
+    cfg = load_config(REPO / "tests" / "workflow" / "data" / "slurm_tiny.yaml")
+    assert run_table(cfg)
