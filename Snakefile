@@ -39,6 +39,7 @@ if os.path.exists(os.path.join(workflow.basedir, "workflow/rules/parametric.smk"
     include: "workflow/rules/parametric.smk"
 
 
+include: "workflow/rules/release.smk"
 include: "workflow/rules/report.smk"
 
 

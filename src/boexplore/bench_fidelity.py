@@ -69,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--draws", type=int, default=2)
     args = p.parse_args(argv)
     torch.set_num_threads(1)
-    print("| n | draw | LogEI engine | LogEI plain | LogEI soft timeout | CPU s engine / plain / soft |")
+    print(
+        "| n | draw | LogEI engine | LogEI plain | LogEI soft timeout | CPU s engine / plain / soft |"
+    )
     print("|---|---|---|---|---|---|")
     for n in args.n:
         for draw in range(args.draws):

@@ -107,9 +107,9 @@ def _write_text(obj: str, tmp: Path, **_: Any) -> None:
     tmp.write_text(obj, encoding="utf-8")
 
 
-def _write_parquet(df: Any, tmp: Path, **_: Any) -> None:
+def _write_parquet(df: Any, tmp: Path, **options: Any) -> None:
     _require_frame(df, ".parquet")
-    df.to_parquet(tmp, index=False)
+    df.to_parquet(tmp, index=False, **options)  # e.g. compression="zstd"
 
 
 def _write_csv(df: Any, tmp: Path, **_: Any) -> None:

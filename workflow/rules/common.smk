@@ -141,4 +141,5 @@ def final_outputs():
     ]
     outs += globals().get("ANALYSIS_OUTPUTS", [])
     outs += globals().get("PARAMETRIC_OUTPUTS", [])
+    outs += globals().get("RELEASE_OUTPUTS", [])
     return outs

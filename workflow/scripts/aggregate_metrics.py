@@ -5,9 +5,15 @@ from boexplore.pipeline.metrics_stage import aggregate_metrics, summarize_runs, 
 
 setup_job_logging(snakemake.log[0])
 aggregate_metrics(
-    snakemake.input.metrics, snakemake.params.methods, snakemake.params.problems, snakemake.output.metrics
+    snakemake.input.metrics,
+    snakemake.params.methods,
+    snakemake.params.problems,
+    snakemake.output.metrics,
 )
 summarize_runs(snakemake.input.runs, snakemake.output.summary)
 write_provenance(
-    snakemake.input.runs, snakemake.input.metrics, snakemake.input.problems, snakemake.output.provenance
+    snakemake.input.runs,
+    snakemake.input.metrics,
+    snakemake.input.problems,
+    snakemake.output.provenance,
 )

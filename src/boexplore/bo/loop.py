@@ -42,7 +42,7 @@ from torch.quasirandom import SobolEngine
 from boexplore.bo.acquisition import propose
 from boexplore.bo.checkpoint import load_checkpoint, save_checkpoint
 from boexplore.bo.methods import MethodSpec, parse_method
-from boexplore.bo.model import fit_gp, hyper_state
+from boexplore.bo.model import condition_gp, fit_gp, hyper_state
 from boexplore.bo.settings import BOSettings
 from boexplore.bo.trust_region import TrustRegionState
 
@@ -175,6 +175,15 @@ def _evaluate(problem: Any, X: np.ndarray) -> np.ndarray:
     return y
 
 
+def refit_due(iteration: int, refit_every: int) -> bool:
+    """Whether BO iteration ``iteration`` (1, 2, ...) optimises the GP hyperparameters.
+
+    Iterations 1, 1 + k, 1 + 2k, ... refit; depends only on the iteration number, so a
+    resumed run follows the same schedule.
+    """
+    return refit_every <= 1 or (iteration - 1) % refit_every == 0
+
+
 def _step(
     spec: MethodSpec,
     state: _RunState,
@@ -209,14 +218,25 @@ def _step(
         lo, hi = bounds[0].numpy(), bounds[1].numpy()
         return lo + (hi - lo) * u, 0.0, clock() - t0, ""
     Y_t = torch.as_tensor(y_imp, dtype=DTYPE).unsqueeze(-1)
-    warm = None
-    if settings.warm_start and state.warm is not None:
-        warm = {k: torch.as_tensor(v, dtype=DTYPE) for k, v in state.warm.items()}
+    last = None
+    if state.warm is not None:
+        last = {k: torch.as_tensor(v, dtype=DTYPE) for k, v in state.warm.items()}
     t0 = clock()
-    model, info = fit_gp(X_t, Y_t, warm_state=warm, max_retries=settings.fit_retries)
+    flags: list[str] = []
+    if last is not None and not refit_due(it, settings.refit_every):
+        model = condition_gp(X_t, Y_t, last)
+    else:
+        model, info = fit_gp(
+            X_t,
+            Y_t,
+            warm_state=last if settings.warm_start else None,
+            max_retries=settings.fit_retries,
+            ftol=settings.fit_ftol,
+        )
+        state.warm = {k: v.numpy() for k, v in hyper_state(model).items()}
+        if info.status != "ok":
+            flags.append(f"fit_{info.status}")
     fit_s = clock() - t0
-    state.warm = {k: v.numpy() for k, v in hyper_state(model).items()}
-    flags = [] if info.status == "ok" else [f"fit_{info.status}"]
     t0 = clock()
     bounds = tr.bounds(center, _lengthscales(model)) if tr is not None else unit
     X_new, flag = propose(spec, model, X_t, Y_t, bounds, q_it, settings, rng, it_seed, stats)

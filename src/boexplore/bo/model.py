@@ -68,11 +68,24 @@ def mll_value(model: SingleTaskGP) -> float:
     return value
 
 
+def condition_gp(X: torch.Tensor, Y: torch.Tensor, state: HyperState) -> SingleTaskGP:
+    """Exact GP posterior on ``X``, ``Y`` with fixed hyperparameters ``state`` (no fitting).
+
+    Used between hyperparameter refits: the outcome transform is re-computed on the new
+    data, the kernel and noise hyperparameters are the last fitted ones.
+    """
+    model = _new_model(X, Y)
+    _load_hypers(model, state)
+    model.eval()
+    return model
+
+
 def fit_gp(
     X: torch.Tensor,
     Y: torch.Tensor,
     warm_state: HyperState | None = None,
     max_retries: int = 2,
+    ftol: float | None = None,
 ) -> tuple[SingleTaskGP, FitInfo]:
     """Fit a SingleTaskGP on ``X`` (n, d) in the unit cube and ``Y`` (n, 1), never raising.
 
@@ -96,7 +109,10 @@ def fit_gp(
         try:
             with warnings.catch_warnings(), gpytorch.settings.cholesky_jitter(double_value=jitter):
                 warnings.simplefilter("ignore")
-                fit_gpytorch_mll(mll)
+                if ftol is None:
+                    fit_gpytorch_mll(mll)
+                else:
+                    fit_gpytorch_mll(mll, optimizer_kwargs={"options": {"ftol": ftol}})
             model.eval()
             value = mll_value(model)
             if value != value:  # NaN MLL counts as a failure

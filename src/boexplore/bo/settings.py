@@ -17,6 +17,12 @@ class BOSettings:
         (off by default: cold fits are what plain BoTorch does; warm starts lowered
         EI/PI exploration on Ackley-2, see docs/engine-fidelity.md).
     fit_retries: extra fit attempts (fresh hyperparameters, larger jitter).
+    refit_every: optimise the GP hyperparameters every k-th BO iteration (1 = every
+        iteration, plain BoTorch). In between, the GP is re-conditioned on all data with
+        the last fitted hyperparameters (exact posterior, no optimisation), which removes
+        the fit cost of k - 1 of k iterations (issue 13; docs/bo-speed.md).
+    fit_ftol: relative tolerance of the L-BFGS-B hyperparameter fit (None = BoTorch's
+        default); a looser value only pays off with warm starts.
     acq_timeout: hard limit in seconds on one acquisition step (None = no limit). The
         step is aborted (SIGALRM, main thread) and replaced by uniform random points in
         the search box (trace ``fallback = "error:AcquisitionTimeout"``). No soft limit
@@ -41,6 +47,8 @@ class BOSettings:
     mc_samples: int = 128
     warm_start: bool = False
     fit_retries: int = 2
+    refit_every: int = 1
+    fit_ftol: float | None = None
     acq_timeout: float | None = None
     raasp_n_best: int = 5
     raasp_fraction: float = 0.5
@@ -61,7 +69,7 @@ class BOSettings:
         if unknown:
             raise ValueError(f"unknown BO setting(s) {unknown}; valid settings: {sorted(names)}")
         out = cls(**kwargs)
-        for key in ("num_restarts", "raw_samples", "mc_samples", "acq_maxiter"):
+        for key in ("num_restarts", "raw_samples", "mc_samples", "acq_maxiter", "refit_every"):
             if getattr(out, key) < 1:
                 raise ValueError(f"BO setting {key} must be >= 1, got {getattr(out, key)}")
         if out.clock not in ("wall", "cpu"):
@@ -70,6 +78,8 @@ class BOSettings:
             raise ValueError(
                 f"BO setting raasp_max_prob must be in (0, 1], got {out.raasp_max_prob}"
             )
+        if out.fit_ftol is not None and not 0.0 < out.fit_ftol < 1.0:
+            raise ValueError(f"BO setting fit_ftol must be in (0, 1), got {out.fit_ftol}")
         if out.acq_timeout is not None and out.acq_timeout <= 0:
             raise ValueError(f"BO setting acq_timeout must be > 0, got {out.acq_timeout}")
         return out

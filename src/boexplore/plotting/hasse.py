@@ -59,7 +59,8 @@ def plot_taxonomy_hasse(
         pos: dict[int, tuple[float, float]] = {}
         per_row = 4  # wider layers wrap into several rows so labels never overlap
         rows_in_layer = [
-            max(1, -(-sum(1 for lv in layers if lv == layer) // per_row)) for layer in range(n_layers)
+            max(1, -(-sum(1 for lv in layers if lv == layer) // per_row))
+            for layer in range(n_layers)
         ]
         total_rows = sum(rows_in_layer)
         row0 = 0

@@ -83,7 +83,9 @@ def plot_run_timings(summary: pd.DataFrame, png: str | Path, pdf: str | Path | N
     dims = list(table.columns)
     width = 0.8 / max(1, len(dims))
     # width capped at 12 in (1,800 px at 150 dpi) so large configs stay readable in the report
-    fig, ax = plt.subplots(figsize=(min(12, max(6, 0.55 * len(methods) * max(1, len(dims)) ** 0.5)), 3.6))
+    fig, ax = plt.subplots(
+        figsize=(min(12, max(6, 0.55 * len(methods) * max(1, len(dims)) ** 0.5)), 3.6)
+    )
     x = np.arange(len(methods))
     shades = np.linspace(0.45, 1.0, len(dims))
     for j, dim in enumerate(dims):

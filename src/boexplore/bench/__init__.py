@@ -1,0 +1,1 @@
+"""Benchmarks: timing, fidelity and speed-at-equal-quality studies (print tables, no asserts)."""

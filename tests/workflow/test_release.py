@@ -1,0 +1,82 @@
+"""Data release: compact traces round-trip, and the workflow restores them instead of running BO."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import given
+from hypothesis import strategies as st
+from wfhelpers import run_snakemake
+
+from boexplore.bo.loop import run_bo
+from boexplore.pipeline.release import compact, expand, export_traces, restore_trace
+from boexplore.problems import get_problem
+
+
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=40))
+def test_compact_expand_keeps_values_to_float32_and_running_max(ys):
+    y = np.asarray(ys)
+    trace = pd.DataFrame({"seed": 0, "eval_index": np.arange(len(y)), "y": y,
+                          "best_so_far": np.maximum.accumulate(y)})  # fmt: skip
+    back = expand(compact(trace))
+    assert back["y"].dtype == np.float64 and back["seed"].dtype == trace["seed"].dtype
+    np.testing.assert_allclose(back["y"], y, rtol=1e-6, atol=1e-30)
+    # float32 rounding is monotone: the stored best is still the running max of the stored y
+    np.testing.assert_array_equal(back["best_so_far"], np.maximum.accumulate(back["y"]))
+
+
+def _config(tmp_path, release: bool) -> str:
+    text = (
+        "run_name: rel\nproblems: {b2: {name: branin, dim: 2}}\n"
+        "methods: {random: random, sobol: sobol}\nseeds: [0, 1]\nseeds_per_job: 2\n"
+        "budget: 8\nn_init: 4\nparametric: {enabled: false}\n"
+    )
+    if release:
+        text += "release: {traces: released}\n"
+    path = tmp_path / ("release.yaml" if release else "plain.yaml")
+    path.write_text(text)
+    return str(path)
+
+
+def test_workflow_restores_released_traces_and_falls_back_to_bo(tmp_path):
+    # a released trace for `random` only; `sobol` is missing from the release
+    runs = tmp_path / "made" / "b2" / "random"
+    runs.mkdir(parents=True)
+    problem = get_problem("branin", 2)
+    trace = pd.concat(
+        [run_bo(problem, "random", seed=s, budget=8, n_init=4, problem_label="b2") for s in (0, 1)]
+    )
+    trace.to_parquet(runs / "seeds0-1.parquet", index=False)
+    files = export_traces(tmp_path / "made", tmp_path / "released")
+    assert len(files) == 1 and pd.read_parquet(files[0])["x_0"].dtype == np.float32
+
+    proc = run_snakemake(["-n", "--cores", "1", "--until", "score_run", "--configfile",
+                          _config(tmp_path, True)], cwd=tmp_path, timeout=180)  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    assert "restore_run" in out and "bo_run" in out  # sobol falls back to BO
+
+    proc = run_snakemake(["results/rel/metrics/b2/random/seeds0-1.parquet", "--cores", "1",
+                          "--configfile", _config(tmp_path, True)],
+                         cwd=tmp_path, timeout=300)  # fmt: skip
+    restored = tmp_path / "results/rel/runs/b2/random/seeds0-1.parquet"
+    assert restored.exists(), (proc.stdout + proc.stderr)[-3000:]
+    back = pd.read_parquet(restored)
+    assert back["x_0"].dtype == np.float64
+    np.testing.assert_allclose(back["x_0"], trace["x_0"], rtol=1e-6)
+    assert (tmp_path / "results/rel/metrics/b2/random/seeds0-1.parquet").exists()
+    assert not (tmp_path / "results/rel/runs/b2/sobol").exists()
+
+    # without a release, the same config plans BO only (control)
+    proc = run_snakemake(["-n", "--cores", "1", "--until", "score_run", "--configfile",
+                          _config(tmp_path, False)], cwd=tmp_path / "made", timeout=180)  # fmt: skip
+    assert "restore_run" not in proc.stdout + proc.stderr
+
+
+def test_restore_rejects_empty_trace(tmp_path):
+    import pytest
+
+    empty = tmp_path / "e.parquet"
+    pd.DataFrame({"y": pd.Series([], dtype=np.float32)}).to_parquet(empty)
+    with pytest.raises(ValueError, match="no rows"):
+        restore_trace(empty, tmp_path / "out.parquet")

@@ -1,0 +1,54 @@
+# Data release of a finished study (config key `release`, e.g. config/replicate.yaml):
+# committed float32 traces stand in for BO runs (restore_run), and the study's tables are
+# copied next to them (release_tables), so a fresh clone re-derives every table and figure
+# in minutes. A trace missing from the release falls back to bo_run.
+RELEASE = config.get("release") or {}
+RELEASE_TRACES = RELEASE.get("traces")
+RELEASE_TABLES = RELEASE.get("tables")
+RELEASE_TABLE_NAMES = [
+    "claims_paper1.csv",
+    "claims_paper1.md",
+    "claims_paper1_parts.csv",
+    "claims_paper1_units.csv",
+    "runs_summary.csv",
+    "bounds_summary.csv",
+    "paper1_tour_quality.csv",
+]
+
+if RELEASE_TRACES:
+
+    ruleorder: restore_run > bo_run
+
+    rule restore_run:
+        input:
+            f"{RELEASE_TRACES}/{{problem}}/{{method}}/{{chunk}}.parquet",
+        output:
+            f"{RESULTS}/runs/{{problem}}/{{method}}/{{chunk}}.parquet",
+        log:
+            f"logs/{RUN}/restore/{{problem}}/{{method}}/{{chunk}}.log",
+        threads: 1
+        resources:
+            runtime=5,
+            mem_mb=500,
+        conda:
+            ENV
+        script:
+            "../scripts/restore_run.py"
+
+
+if RELEASE_TABLES:
+
+    rule release_tables:
+        input:
+            [f"{RESULTS}/tables/{name}" for name in RELEASE_TABLE_NAMES],
+        output:
+            [f"{RELEASE_TABLES}/{name}" for name in RELEASE_TABLE_NAMES],
+        log:
+            f"logs/{RUN}/release_tables.log",
+        localrule: True
+        conda:
+            ENV
+        shell:
+            "for f in {input}; do cp \"$f\" {RELEASE_TABLES:q}/; done > {log} 2>&1"
+
+    RELEASE_OUTPUTS = [f"{RELEASE_TABLES}/{name}" for name in RELEASE_TABLE_NAMES]
