@@ -1,10 +1,10 @@
-"""bench_bo: a tiny grid produces a CSV row per cell and a Markdown table."""
+"""bench.timing: a tiny grid produces a CSV row per cell and a Markdown table."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from boexplore.bench_bo import main
+from boexplore.bench.timing import main
 
 
 def test_tiny_grid(tmp_path):

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from boexplore.bench import bench_metrics
+from boexplore.bench.metrics import bench_metrics
 from boexplore.cli import main
 from boexplore.metrics import (
     SCORE_COLUMNS,

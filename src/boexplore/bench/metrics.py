@@ -1,4 +1,4 @@
-"""Micro-benchmarks: ``python -m boexplore.bench metrics [--T 500 1000 ...] [--d 2 20 180]``.
+"""Micro-benchmarks: ``python -m boexplore.bench.metrics [--T 500 1000 ...] [--d 2 20 180]``.
 
 Prints T, d and wall-clock seconds of each metric (all prefixes) on uniform
 random points. No assertions; figures go into reports.
@@ -76,11 +76,11 @@ def bench_metrics(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m boexplore.bench``."""
+    """Entry point of ``python -m boexplore.bench.metrics``."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    parser = argparse.ArgumentParser(prog="python -m boexplore.bench")
-    sub = parser.add_subparsers(dest="what", required=True)
-    m = sub.add_parser("metrics", help="time OTSD and OE over a (T, d) grid")
+    m = argparse.ArgumentParser(
+        prog="python -m boexplore.bench.metrics", description="time OTSD and OE over a (T, d) grid"
+    )
     m.add_argument("--T", nargs="+", type=int, default=list(DEFAULT_T))
     m.add_argument("--d", nargs="+", type=int, default=list(DEFAULT_D))
     m.add_argument("--repeat", type=int, default=1)
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument(
         "--tracker", action="store_true", help="also time one ExplorationTracker update at t ~ T"
     )
-    args = parser.parse_args(argv)
+    args = m.parse_args(argv)
     bench_metrics(args.T, args.d, args.repeat, args.bounds, args.tracker)
     return 0
 

@@ -1,6 +1,6 @@
 """Engine-fidelity benchmark: does the acquisition step reach the acquisition maximum?
 
-``python -m boexplore.bench_fidelity timeout`` fits a GP on n uniform points of
+``python -m boexplore.bench.fidelity timeout`` fits a GP on n uniform points of
 Hartmann-6 and maximises LogEI three ways with the same seed: the engine's
 ``propose`` (no soft timeout), plain ``optimize_acqf``, and ``optimize_acqf``
 with ``timeout_sec`` (what the engine passed before). It prints the LogEI value
