@@ -4,14 +4,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from boexplore.parametric.claims import COLUMNS, claims_table, to_markdown
+from boexplore.analysis.paper2_claims import COLUMNS, claims_table, to_markdown
+from boexplore.analysis.paper2_summary import e1_per_seed
 from boexplore.parametric.cli import _parse_overrides
 from boexplore.parametric.continuous import run_continuous
-from boexplore.parametric.experiments import policy_for
-from boexplore.parametric.grid import e2_cells, e3_cells, resolve_config, seed_chunks
 from boexplore.parametric.policies import make_policy
 from boexplore.parametric.probe import static_probe
-from boexplore.parametric.summary import e1_per_seed
+from boexplore.pipeline.paper2_experiments import policy_for
+from boexplore.pipeline.paper2_grid import e2_cells, e3_cells, resolve_config, seed_chunks
 from boexplore.problems import get_problem
 from boexplore.problems.finite import NNRealizableProblem
 
@@ -127,7 +127,7 @@ def test_coverage_claim_needs_failing_controls_and_an_informative_band():
 
 
 def test_lambda_regret_row_uses_paired_seeds():
-    from boexplore.parametric.claims import lambda_regret_row
+    from boexplore.analysis.paper2_claims import lambda_regret_row
 
     rng = np.random.default_rng(0)
     base = rng.uniform(5, 10, 12)
@@ -202,7 +202,7 @@ def test_continuous_runs_on_branin():
 
 
 def test_job_files_counts_and_disable():
-    from boexplore.parametric.grid import job_files
+    from boexplore.pipeline.paper2_grid import job_files
 
     cfg = resolve_config(
         {"seed_chunk": 4, "e1": {"seeds": 6, "problems": ["nn1d"], "methods": ["rr_ts", "random"]}}

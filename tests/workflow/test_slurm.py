@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 from wfhelpers import REPO, snakemake_cmd
 
-from boexplore.parametric.grid import job_files, resolve_config
+from boexplore.pipeline.paper2_grid import job_files, resolve_config
 from boexplore.workflow_config import load_config, run_table
 
 pytestmark = pytest.mark.slurm

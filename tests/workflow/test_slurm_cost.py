@@ -132,7 +132,7 @@ def test_estimate_cli_prints_every_stage(name: str, capsys) -> None:
 
 def test_compare_and_calibrate_on_benchmark_files(smoke, tmp_path) -> None:
     """Benchmarks made from known p2 coefficients: calibration recovers them, compare says 1x."""
-    from boexplore.parametric.grid import resolve_config
+    from boexplore.pipeline.paper2_grid import resolve_config
 
     cfg = copy.deepcopy(smoke)
     units = cost.parametric_units(resolve_config(cfg["parametric"]))

@@ -2,7 +2,7 @@
 # Experiments E1-E4 of /work/shared/reference/parametric-notes.md; library: boexplore.parametric.
 # Jobs: one per (experiment, problem, method / grid slice, seed chunk); seeds inside a job are
 # trained as one batch. Everything is disabled (no jobs, no outputs) with `parametric: {enabled: false}`.
-from boexplore.parametric.grid import job_files, resolve_config
+from boexplore.pipeline.paper2_grid import job_files, resolve_config
 from boexplore.reporting.params import report_param
 
 RUN = config["run_name"]

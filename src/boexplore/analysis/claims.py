@@ -93,7 +93,7 @@ CLAIMS: dict[str, str] = {
     "P1-C7": "Trust regions and RAASP consistently reduce exploration.",
     "P1-C8": "The best-performing methods have intermediate exploration (non-monotone relation).",
 }
-# The basic claims-table format shared with paper 2 (boexplore.parametric.claims imports it).
+# The basic claims-table format shared with paper 2 (boexplore.analysis.paper2_claims imports it).
 COLUMNS = [
     "claim_id",
     "claim",

@@ -301,7 +301,7 @@ def parametric_units(cfg: Mapping[str, Any]) -> list[tuple[str, str, float]]:
     A unit is one Adam step of a width-64 network on one seed (NN policies), or the
     equivalent share of a GP / LFBO step; job time is ``a + b * units`` per rule.
     """
-    from boexplore.parametric.grid import e3_cells, seed_chunks
+    from boexplore.pipeline.paper2_grid import e3_cells, seed_chunks
 
     if not cfg.get("enabled", False):
         return []
@@ -356,7 +356,7 @@ def parametric_units(cfg: Mapping[str, Any]) -> list[tuple[str, str, float]]:
 
 def parametric_job_costs(config: Mapping[str, Any], cal=None) -> list[JobCost]:
     """Cost of every paper-2 job of a full config."""
-    from boexplore.parametric.grid import resolve_config
+    from boexplore.pipeline.paper2_grid import resolve_config
 
     cal = cal or config_calibration(config)
     cfg = resolve_config(config.get("parametric", {}))
@@ -764,7 +764,7 @@ def calibrate(
         ]
         a, b_ = _linear_fit(units, [b["cpu_s"] for b in sc], cal["score"]["a"])
         cal["score"].update(a=a, b=b_, mem_base_mb=float(max(b["max_rss_mb"] for b in sc)))
-    from boexplore.parametric.grid import resolve_config
+    from boexplore.pipeline.paper2_grid import resolve_config
 
     p2_units = {
         (r, k): u for r, k, u in parametric_units(resolve_config(config.get("parametric", {})))

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boexplore.parametric.grid import _cell, chunk_seeds, e2_cells, e3_cells
 from boexplore.parametric.loop import BoundCheck, run_policy
 from boexplore.parametric.policies import PRESETS, PolicySpec
 from boexplore.parametric.probe import static_probe
+from boexplore.pipeline.paper2_grid import _cell, chunk_seeds, e2_cells, e3_cells
 
 _FIELDS = {f.name for f in fields(PolicySpec)}
 

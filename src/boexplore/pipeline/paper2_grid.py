@@ -1,4 +1,5 @@
-"""Torch-free helpers the Snakemake rules use to enumerate paper-2 jobs (seed chunks, grid cells)."""
+"""Paper 2's config and job grid: the validated ``parametric`` section, seed chunks, grid cells,
+and every job output path (torch-free: the Snakemake rules import it at parse time)."""
 
 from __future__ import annotations
 
@@ -114,22 +115,6 @@ def resolve_config(
         ]
         raise ValueError("invalid parametric config:\n" + "\n".join(msgs))
     return cfg
-
-
-def atomic_write(df, path: str | Path) -> None:
-    """Write a DataFrame to ``.parquet`` / ``.csv`` atomically (temp file + rename)."""
-    import os
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    if path.suffix == ".parquet":
-        df.to_parquet(tmp, index=False)
-    elif path.suffix == ".csv":
-        df.to_csv(tmp, index=False)
-    else:
-        raise ValueError(f"atomic_write: unsupported file type {path.suffix!r}")
-    os.replace(tmp, path)
 
 
 def _on(cfg: Mapping[str, Any], name: str | None = None) -> bool:

@@ -33,6 +33,7 @@ def interval_verdict(
     verdict = _interval_verdict(value, ci_low, ci_high, threshold, n, min_n)
     return "inconclusive" if verdict == UNDECIDED else verdict
 
+
 TEXT = {
     "P2-C1": "RR-TS has sublinear cumulative regret on realizable finite-domain problems",
     "P2-C2": "RR-TS regret is comparable to GP-TS and clearly better than random",
