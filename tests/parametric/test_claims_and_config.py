@@ -166,13 +166,13 @@ def test_grid_cells_and_chunks():
 
 
 def test_policy_precedence():
-    cfg = {"policy_defaults": {"width": 64, "lam": 2.0}}
+    cfg = resolve_config({"policy_defaults": {"width": 64, "lam": 2.0}})
     assert policy_for(cfg, "rr_ts").lam == 2.0
     assert policy_for(cfg, "nn_greedy").lam == 0.0  # preset beats defaults
     assert policy_for(cfg, "lfbo_ei").width == 32
     assert policy_for(cfg, "rr_ts", lam=5.0).lam == 5.0  # cell beats preset
     with pytest.raises(ValueError, match="unknown policy settings"):
-        policy_for({"policy_defaults": {"bogus": 1}}, "rr_ts")
+        policy_for({"noise_std": 0.1, "policy_defaults": {"bogus": 1}}, "rr_ts")
 
 
 def test_cli_overrides():
@@ -214,3 +214,21 @@ def test_job_files_counts_and_disable():
     assert all(v == [] for v in job_files(resolve_config({"enabled": False}), "x").values())
     no_e4 = job_files(resolve_config({"e4": {"enabled": False}}), "x")
     assert no_e4["e4"] == [] and "figures/x/paper2_lfbo_sanity.png" not in no_e4["final"]
+
+
+def test_no_python_copy_of_schema_defaults():
+    """Claim thresholds and experiment settings fall back to the schema, nothing else."""
+    from boexplore.analysis.paper2_claims import DEFAULTS
+    from boexplore.schema import load_schema
+
+    claims = load_schema("parametric")["properties"]["claims"]["properties"]
+    assert DEFAULTS == {k: v["default"] for k, v in claims.items() if "default" in v}
+    # a partial e3.static section gets the schema's per-key defaults
+    static = resolve_config({"e3": {"static": {"lams": [1.0]}}})["e3"]["static"]
+    assert static == {
+        "lams": [1.0],
+        "init_scales": [0.5, 1.0, 2.0],
+        "n_data": 20,
+        "n_draws": 32,
+        "seed": 0,
+    }

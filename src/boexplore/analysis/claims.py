@@ -82,6 +82,7 @@ from boexplore.analysis.verdict import (
     combine,
     interval_verdict,
 )
+from boexplore.io import atomic_write_text
 
 CLAIMS: dict[str, str] = {
     "P1-C1": "OTSD and OE are strongly correlated across problems and methods.",
@@ -686,7 +687,4 @@ def write_claims(
     if report is not None and units_path is not None:
         outputs.append((Path(units_path), report.units.to_csv(index=False)))
     for path, text in outputs:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text)
-        os.replace(tmp, path)
+        atomic_write_text(text, path)

@@ -35,9 +35,12 @@ def _concat(files: Any) -> pd.DataFrame:
 def build_tables(
     cfg: Mapping[str, Any], inputs: Mapping[str, Any], outputs: Mapping[str, str]
 ) -> pd.DataFrame:
-    """Write every paper-2 table named in ``outputs`` (empty tables for disabled experiments)."""
-    th = cfg.get("claims", {})
-    level, n_boot = float(th.get("level", 0.9)), int(th.get("n_boot", 2000))
+    """Write every paper-2 table named in ``outputs`` (empty tables for disabled experiments).
+
+    ``cfg`` is the resolved ``parametric`` section (``paper2_grid.resolve_config``).
+    """
+    th = cfg["claims"]
+    level, n_boot = float(th["level"]), int(th["n_boot"])
     e1 = _concat(inputs.get("e1"))
     seeds = summ = curves = pd.DataFrame()
     if len(e1):
@@ -46,8 +49,8 @@ def build_tables(
             seeds,
             level,
             n_boot,
-            float(th.get("stuck_late_frac", 0.5)),
-            float(th.get("gap_max", 0.05)),
+            float(th["stuck_late_frac"]),
+            float(th["gap_max"]),
         )
         curves = e1_curves(e1)
     atomic_write(seeds, outputs["e1_seeds"])
@@ -68,7 +71,7 @@ def build_tables(
     e4_tr = _concat(inputs.get("e4"))
     atomic_write(e4_tr, outputs["e4_traces"])
     atomic_write(e4_summary(e4_tr) if len(e4_tr) else pd.DataFrame(), outputs["e4_summary"])
-    problems = cfg.get("problems", {})
+    problems = cfg["problems"]
     keys = list(th.get("problems") or cfg["e1"]["problems"])  # P2-C1 ... P2-C3 problems
     misspecified = [k for k in keys if problems.get(k, {}).get("name") != "nn_realizable"]
     claims = claims_table(

@@ -21,7 +21,7 @@ def seed_chunks(n_seeds: int, chunk: int) -> list[list[int]]:
 
 
 def chunk_seeds(cfg: Mapping[str, Any], n_seeds: int, chunk_id: int) -> list[int]:
-    chunks = seed_chunks(n_seeds, int(cfg.get("seed_chunk", 10)))
+    chunks = seed_chunks(n_seeds, int(cfg["seed_chunk"]))
     if not 0 <= chunk_id < len(chunks):
         raise ValueError(f"parametric: seed chunk {chunk_id} out of range 0..{len(chunks) - 1}")
     return chunks[chunk_id]
@@ -36,7 +36,7 @@ def e2_cells(cfg: Mapping[str, Any]) -> list[dict[str, Any]]:
     """E2 grid: one dict per (regulariser, width, init scale, lambda) with a ``label``."""
     e2 = cfg["e2"]
     cells = []
-    for reg in e2.get("regularisers", ["func"]):
+    for reg in e2["regularisers"]:
         for w in e2["widths"]:
             for s in e2["init_scales"]:
                 for lam in e2["lams"]:
