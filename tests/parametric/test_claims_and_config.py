@@ -207,12 +207,15 @@ def test_job_files_counts_and_disable():
     cfg = resolve_config(
         {"seed_chunk": 4, "e1": {"seeds": 6, "problems": ["nn1d"], "methods": ["rr_ts", "random"]}}
     )
-    files = job_files(cfg, "x")
+    files = job_files(cfg, "results/x", "figures/x")
     assert len(files["e1"]) == 2 * 2  # two methods x two seed chunks
     assert "results/x/tables/claims_paper2.csv" in files["final"]
     assert "figures/x/paper2_regret.png" in files["final"]
-    assert all(v == [] for v in job_files(resolve_config({"enabled": False}), "x").values())
-    no_e4 = job_files(resolve_config({"e4": {"enabled": False}}), "x")
+    assert all(
+        v == []
+        for v in job_files(resolve_config({"enabled": False}), "results/x", "figures/x").values()
+    )
+    no_e4 = job_files(resolve_config({"e4": {"enabled": False}}), "results/x", "figures/x")
     assert no_e4["e4"] == [] and "figures/x/paper2_lfbo_sanity.png" not in no_e4["final"]
 
 

@@ -125,13 +125,15 @@ def _chunk_ids(cfg: Mapping[str, Any], n_seeds: int) -> range:
     return range(len(seed_chunks(int(n_seeds), int(cfg["seed_chunk"]))))
 
 
-def job_files(cfg: Mapping[str, Any], run: str) -> dict[str, list[str]]:
+def job_files(cfg: Mapping[str, Any], results: str, figures: str) -> dict[str, list[str]]:
     """Every paper-2 job output and final output of a resolved config (empty when disabled).
 
-    Keys: ``e1``, ``e2``, ``e3_static``, ``e3_dynamic``, ``e4`` (per-job run files),
-    ``figures`` (figure names) and ``final`` (what ``rule all`` requests).
+    ``results`` / ``figures`` are the run's directories (``results/<run>``, ``figures/<run>``,
+    defined once in ``workflow/rules/common.smk``). Keys: ``e1``, ``e2``, ``e3_static``,
+    ``e3_dynamic``, ``e4`` (per-job run files), ``figures`` (figure names) and ``final``
+    (what ``rule all`` requests).
     """
-    base, tables, figs = f"results/{run}/parametric", f"results/{run}/tables", f"figures/{run}"
+    base, tables, figs = f"{results}/parametric", f"{results}/tables", figures
     out: dict[str, list[str]] = {
         k: [] for k in ("e1", "e2", "e3_static", "e3_dynamic", "e4", "figures", "final")
     }
