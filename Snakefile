@@ -27,18 +27,8 @@ include: "workflow/rules/problems.smk"
 include: "workflow/rules/runs.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/bounds.smk"
-
-
-if os.path.exists(os.path.join(workflow.basedir, "workflow/rules/analysis.smk")):
-
-    include: "workflow/rules/analysis.smk"
-
-
-if os.path.exists(os.path.join(workflow.basedir, "workflow/rules/parametric.smk")):
-
-    include: "workflow/rules/parametric.smk"
-
-
+include: "workflow/rules/analysis.smk"
+include: "workflow/rules/parametric.smk"
 include: "workflow/rules/release.smk"
 include: "workflow/rules/report.smk"
 

@@ -175,7 +175,7 @@ def test_schemas_resolve_from_installed_wheel(wheel, tmp_path):
         import json, yaml
         import boexplore
         from boexplore.analysis.config import analysis_config
-        from boexplore.parametric.grid import resolve_config
+        from boexplore.pipeline.paper2_grid import resolve_config
         from boexplore.workflow_config import validate_config
         cfg = validate_config(yaml.safe_load(open({str(ROOT / "config" / "smoke.yaml")!r})))
         print(json.dumps({{"file": boexplore.__file__,

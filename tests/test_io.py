@@ -128,3 +128,16 @@ def test_sidecar_without_repo_or_manifest(tmp_path, monkeypatch) -> None:
         bio.git_state.cache_clear()
     record = json.loads(side.read_text())
     assert record["git"]["commit"] == "abc123" and record["provenance"] is None
+
+
+def test_checkpoint_round_trip_through_io(tmp_path) -> None:
+    """Checkpoints are written by boexplore.io (fsync'd bytes) and leave no temp file."""
+    from boexplore.bo.checkpoint import load_checkpoint, save_checkpoint
+
+    path = tmp_path / "run.parquet.ckpt"
+    save_checkpoint(path, {"X": [[0.1, 0.2]], "iteration": 3})
+    assert load_checkpoint(path) == {"version": 1, "X": [[0.1, 0.2]], "iteration": 3}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.parquet.ckpt"]
+    save_checkpoint(path, {"iteration": 4})  # replaced whole, atomically
+    assert load_checkpoint(path)["iteration"] == 4
+    assert load_checkpoint(tmp_path / "absent.ckpt") is None

@@ -20,7 +20,6 @@ COMMAND_MODULES: tuple[str, ...] = (
     "boexplore.problems.cli",
     "boexplore.bo.cli",
     "boexplore.parametric.cli",
-    "boexplore.analysis.cli",
     "boexplore.compare.cli",
     "boexplore.pipeline.cli",
 )
@@ -75,8 +74,6 @@ def build_parser() -> argparse.ArgumentParser:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
             dependency = (exc.name or "").split(".")[0]
-            if exc.name == name:  # no such command module in this version
-                continue
             if dependency and dependency != "boexplore":  # an optional extra is not installed
                 missing.append(f"{name.split('.')[1]} (needs {dependency})")
                 continue

@@ -12,7 +12,7 @@ suffix                 object
 ``.json``              JSON-serialisable object (indent 2) or text
 ``.png .pdf .svg``     matplotlib Figure (``bbox_inches="tight"``; ``dpi`` keyword)
 ``.npy`` / ``.npz``    array / mapping of arrays
-anything else          ``str`` (UTF-8) or ``bytes``
+anything else          ``str`` (UTF-8) or ``bytes`` (``fsync=True``: flushed to disk first)
 =====================  ==============================================================
 
 ``write_sidecar`` records, next to a figure, its inputs with sha256, the config section,
@@ -99,8 +99,12 @@ def _writer(obj: Any, suffix: str) -> Callable[..., None]:
     )
 
 
-def _write_bytes(obj: bytes, tmp: Path, **_: Any) -> None:
-    tmp.write_bytes(obj)
+def _write_bytes(obj: bytes, tmp: Path, fsync: bool = False, **_: Any) -> None:
+    with open(tmp, "wb") as fh:
+        fh.write(obj)
+        if fsync:  # on disk before the rename (checkpoints that must survive a node crash)
+            fh.flush()
+            os.fsync(fh.fileno())
 
 
 def _write_text(obj: str, tmp: Path, **_: Any) -> None:

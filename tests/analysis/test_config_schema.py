@@ -55,8 +55,10 @@ def test_workflow_rule_names_every_analysis_table():
     smk = (ROOT / "workflow/rules/analysis.smk").read_text()
     for name, fname in TABLE_FILES.items():
         assert f'"{name}": "{fname}"' in smk
+    # figure rules are generated from P1_FIGURE_INPUTS with caption ../report/paper1_<name>.rst
+    assert 'caption=f"../report/paper1_{_fig}.rst"' in smk
     for cap in ROOT.joinpath("workflow/report").glob("paper1_*.rst"):
-        assert f"../report/{cap.name}" in smk
+        assert f'    "{cap.stem.removeprefix("paper1_")}": {{' in smk, cap.name
 
 
 def test_replicate_design_meets_the_issue_14_constraints():

@@ -4,14 +4,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from boexplore.parametric.claims import COLUMNS, claims_table, to_markdown
+from boexplore.analysis.paper2_claims import COLUMNS, claims_table, to_markdown
+from boexplore.analysis.paper2_summary import e1_per_seed
 from boexplore.parametric.cli import _parse_overrides
 from boexplore.parametric.continuous import run_continuous
-from boexplore.parametric.experiments import policy_for
-from boexplore.parametric.grid import e2_cells, e3_cells, resolve_config, seed_chunks
 from boexplore.parametric.policies import make_policy
 from boexplore.parametric.probe import static_probe
-from boexplore.parametric.summary import e1_per_seed
+from boexplore.pipeline.paper2_experiments import policy_for
+from boexplore.pipeline.paper2_grid import e2_cells, e3_cells, resolve_config, seed_chunks
 from boexplore.problems import get_problem
 from boexplore.problems.finite import NNRealizableProblem
 
@@ -127,7 +127,7 @@ def test_coverage_claim_needs_failing_controls_and_an_informative_band():
 
 
 def test_lambda_regret_row_uses_paired_seeds():
-    from boexplore.parametric.claims import lambda_regret_row
+    from boexplore.analysis.paper2_claims import lambda_regret_row
 
     rng = np.random.default_rng(0)
     base = rng.uniform(5, 10, 12)
@@ -166,13 +166,13 @@ def test_grid_cells_and_chunks():
 
 
 def test_policy_precedence():
-    cfg = {"policy_defaults": {"width": 64, "lam": 2.0}}
+    cfg = resolve_config({"policy_defaults": {"width": 64, "lam": 2.0}})
     assert policy_for(cfg, "rr_ts").lam == 2.0
     assert policy_for(cfg, "nn_greedy").lam == 0.0  # preset beats defaults
     assert policy_for(cfg, "lfbo_ei").width == 32
     assert policy_for(cfg, "rr_ts", lam=5.0).lam == 5.0  # cell beats preset
     with pytest.raises(ValueError, match="unknown policy settings"):
-        policy_for({"policy_defaults": {"bogus": 1}}, "rr_ts")
+        policy_for({"noise_std": 0.1, "policy_defaults": {"bogus": 1}}, "rr_ts")
 
 
 def test_cli_overrides():
@@ -202,15 +202,36 @@ def test_continuous_runs_on_branin():
 
 
 def test_job_files_counts_and_disable():
-    from boexplore.parametric.grid import job_files
+    from boexplore.pipeline.paper2_grid import job_files
 
     cfg = resolve_config(
         {"seed_chunk": 4, "e1": {"seeds": 6, "problems": ["nn1d"], "methods": ["rr_ts", "random"]}}
     )
-    files = job_files(cfg, "x")
+    files = job_files(cfg, "results/x", "figures/x")
     assert len(files["e1"]) == 2 * 2  # two methods x two seed chunks
     assert "results/x/tables/claims_paper2.csv" in files["final"]
     assert "figures/x/paper2_regret.png" in files["final"]
-    assert all(v == [] for v in job_files(resolve_config({"enabled": False}), "x").values())
-    no_e4 = job_files(resolve_config({"e4": {"enabled": False}}), "x")
+    assert all(
+        v == []
+        for v in job_files(resolve_config({"enabled": False}), "results/x", "figures/x").values()
+    )
+    no_e4 = job_files(resolve_config({"e4": {"enabled": False}}), "results/x", "figures/x")
     assert no_e4["e4"] == [] and "figures/x/paper2_lfbo_sanity.png" not in no_e4["final"]
+
+
+def test_no_python_copy_of_schema_defaults():
+    """Claim thresholds and experiment settings fall back to the schema, nothing else."""
+    from boexplore.analysis.paper2_claims import DEFAULTS
+    from boexplore.schema import load_schema
+
+    claims = load_schema("parametric")["properties"]["claims"]["properties"]
+    assert DEFAULTS == {k: v["default"] for k, v in claims.items() if "default" in v}
+    # a partial e3.static section gets the schema's per-key defaults
+    static = resolve_config({"e3": {"static": {"lams": [1.0]}}})["e3"]["static"]
+    assert static == {
+        "lams": [1.0],
+        "init_scales": [0.5, 1.0, 2.0],
+        "n_data": 20,
+        "n_draws": 32,
+        "seed": 0,
+    }

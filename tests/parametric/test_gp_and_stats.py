@@ -53,7 +53,7 @@ def test_bootstrap_ci_covers_and_entropy():
 def test_incumbent_fraction():
     import pandas as pd
 
-    from boexplore.parametric.summary import incumbent_fraction
+    from boexplore.analysis.paper2_summary import incumbent_fraction
 
     g = pd.DataFrame(
         {

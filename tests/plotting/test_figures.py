@@ -143,7 +143,7 @@ def test_draw_figure_from_tables_on_disk(tmp_path):
 
 
 def test_one_colour_registry_across_both_papers():
-    from boexplore.parametric.plots import colour
+    from boexplore.plotting.paper2 import colour
     from boexplore.plotting.style import ALIASES, KNOWN_COLORS, PAPER1_COLORS, PAPER2_COLORS
 
     # paper-2 figures draw from the same registry as paper 1

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 from wfhelpers import REPO, snakemake_cmd
 
-from boexplore.parametric.grid import job_files, resolve_config
+from boexplore.pipeline.paper2_grid import job_files, resolve_config
 from boexplore.workflow_config import load_config, run_table
 
 pytestmark = pytest.mark.slurm
@@ -63,7 +63,7 @@ def slurm_cluster() -> None:
 
 def _targets() -> list[str]:
     cfg = load_config(CONFIG)
-    p2 = job_files(resolve_config(cfg["parametric"]), RUN)
+    p2 = job_files(resolve_config(cfg["parametric"]), f"results/{RUN}", f"figures/{RUN}")
     return [
         f"results/{RUN}/tables/metrics.parquet",
         f"results/{RUN}/tables/bounds_summary.csv",
@@ -183,7 +183,7 @@ def test_jobs_ran_on_slurm(slurm_run) -> None:
 
     submitted = re.findall(r"has been submitted with SLURM jobid (\d+)", slurm_run["log"])
     cfg = load_config(CONFIG)
-    p2 = job_files(resolve_config(cfg["parametric"]), RUN)
+    p2 = job_files(resolve_config(cfg["parametric"]), f"results/{RUN}", f"figures/{RUN}")
     remote = 2 * len(run_table(cfg)) + sum(
         len(p2[k]) for k in ("e1", "e2", "e3_static", "e3_dynamic", "e4")
     )

@@ -8,6 +8,7 @@ import math
 import pytest
 from wfhelpers import REPO
 
+from boexplore.bo.methods import parse_method
 from boexplore.cli import main
 from boexplore.pipeline import cost
 from boexplore.workflow_config import load_config, run_table
@@ -81,11 +82,11 @@ def test_costs_grow_with_budget_dimension_and_method(smoke) -> None:
 
 def test_acquisition_time_is_capped_by_the_guard(paper) -> None:
     cal = cost.load_calibration()
-    kg = cost.parse_spec(paper["methods"]["kg"])
+    kg = parse_method(paper["methods"]["kg"])
     bo = {**paper["bo"], "acq_timeout": 30}
     _, acq = cost.bo_iteration_seconds(kg, 500, 180, bo, cal)
     assert acq == pytest.approx(1.1 * 30)  # the optimiser's soft limit
-    pes = cost.parse_spec("pes")
+    pes = parse_method("pes")
     _, acq = cost.bo_iteration_seconds(pes, 500, 180, {**bo, "acq_timeout": 1}, cal)
     assert acq == pytest.approx(3 * 1 + 1)  # PES: the hard guard
     _, unguarded = cost.bo_iteration_seconds(kg, 500, 180, {**bo, "acq_timeout": None}, cal)
@@ -132,7 +133,7 @@ def test_estimate_cli_prints_every_stage(name: str, capsys) -> None:
 
 def test_compare_and_calibrate_on_benchmark_files(smoke, tmp_path) -> None:
     """Benchmarks made from known p2 coefficients: calibration recovers them, compare says 1x."""
-    from boexplore.parametric.grid import resolve_config
+    from boexplore.pipeline.paper2_grid import resolve_config
 
     cfg = copy.deepcopy(smoke)
     units = cost.parametric_units(resolve_config(cfg["parametric"]))
@@ -158,3 +159,18 @@ def test_compare_and_calibrate_on_benchmark_files(smoke, tmp_path) -> None:
     assert next(r for r in shipped if r["rule"] == "all")["median_ratio"] != pytest.approx(
         1.0, rel=0.05
     )
+
+
+def test_cost_classes_come_from_the_method_registry() -> None:
+    """One registry: the cost model's classes, the schema default and METHODS agree."""
+    from boexplore.bo.methods import METHODS, methods_of_class
+    from boexplore.schema import schema_defaults
+
+    assert cost.MODEL_FREE == ("random", "sobol")
+    assert set(cost.EXPENSIVE_METHODS) == {"kg", "mes", "gibbon", "jes", "pes"}
+    default = schema_defaults("config")["resources"]["expensive_methods"]
+    assert set(default) == set(methods_of_class("expensive"))
+    assert all(METHODS[m].model_based == (m not in cost.MODEL_FREE) for m in METHODS)
+    assert not parse_method("sobol").model_based and parse_method("kg+q2").model_based
+    with pytest.raises(ValueError, match="cost class"):
+        methods_of_class("cheap")

@@ -4,10 +4,10 @@ from boexplore.reporting.params import report_param
 
 rule bound_checks:
     input:
-        f"{RESULTS}/tables/metrics.parquet",
+        f"{TABLES}/metrics.parquet",
     output:
-        table=f"{RESULTS}/tables/bounds.parquet",
-        summary=f"{RESULTS}/tables/bounds_summary.csv",
+        table=f"{TABLES}/bounds.parquet",
+        summary=f"{TABLES}/bounds_summary.csv",
         png=report(
             f"{FIGURES}/otsd_bounds.png",
             caption="../report/otsd_bounds.rst",
@@ -20,7 +20,7 @@ rule bound_checks:
             {"problems": config["problems"], "methods": config["methods"]}, "problems, methods"
         ),
     log:
-        f"logs/{RUN}/tables/bound_checks.log",
+        f"{LOGS}/tables/bound_checks.log",
     localrule: True
     conda:
         ENV

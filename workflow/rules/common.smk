@@ -1,6 +1,4 @@
-# Shared helpers: config validation, wildcard constraints, path builders, resources.
-import os
-
+# Shared helpers: config validation, the run's directories, path builders, resources.
 from boexplore.workflow_config import ConfigError, problem_design, run_table, validate_config
 
 try:
@@ -8,11 +6,15 @@ try:
 except ConfigError as err:
     raise WorkflowError(f"invalid configuration:\n{err}") from None
 
+# The run's directories, defined here only; every rule file builds its paths from these.
 RUN = config["run_name"]
-RESULTS = f"results/{RUN}"
+RESULTS = f"results/{RUN}"  # traces, metrics, tables, report pages, benchmarks
+TABLES = f"{RESULTS}/tables"
+BENCHMARKS = f"{RESULTS}/benchmarks"
 FIGURES = f"figures/{RUN}"
+LOGS = f"logs/{RUN}"
 RUNS = run_table(config)
-ENV = "../../envs/boexplore.yaml"
+ENV = "../../envs/boexplore.yaml"  # one conda environment for every rule
 
 
 CHUNK_SEEDS = {r["chunk"]: r["seeds"] for r in RUNS}
@@ -133,13 +135,10 @@ def p2_mem(rule_name):
 def final_outputs():
     """Everything the default target builds: tables, figures, claims of every included stage."""
     outs = [
-        f"{RESULTS}/tables/metrics.parquet",
-        f"{RESULTS}/tables/runs_summary.csv",
-        f"{RESULTS}/tables/bounds_summary.csv",
+        f"{TABLES}/metrics.parquet",
+        f"{TABLES}/runs_summary.csv",
+        f"{TABLES}/bounds_summary.csv",
         f"{FIGURES}/otsd_bounds.png",
         f"{FIGURES}/run_timings.png",
     ]
-    outs += globals().get("ANALYSIS_OUTPUTS", [])
-    outs += globals().get("PARAMETRIC_OUTPUTS", [])
-    outs += globals().get("RELEASE_OUTPUTS", [])
-    return outs
+    return outs + ANALYSIS_OUTPUTS + PARAMETRIC_OUTPUTS + RELEASE_OUTPUTS

@@ -8,9 +8,9 @@ rule score_run:
     output:
         f"{RESULTS}/metrics/{{problem}}/{{method}}/{{chunk}}.parquet",
     log:
-        f"logs/{RUN}/metrics/{{problem}}/{{method}}/{{chunk}}.log",
+        f"{LOGS}/metrics/{{problem}}/{{method}}/{{chunk}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/score_run/{{problem}}/{{method}}/{{chunk}}.tsv"
+        f"{BENCHMARKS}/score_run/{{problem}}/{{method}}/{{chunk}}.tsv"
     threads: 1
     resources:
         runtime=score_runtime_min,
@@ -27,14 +27,14 @@ rule aggregate_metrics:
         runs=all_run_files(),
         problems=expand(f"{RESULTS}/problems/{{problem}}.json", problem=config["problems"]),
     output:
-        metrics=f"{RESULTS}/tables/metrics.parquet",
-        summary=f"{RESULTS}/tables/runs_summary.csv",
-        provenance=f"{RESULTS}/tables/provenance.json",
+        metrics=f"{TABLES}/metrics.parquet",
+        summary=f"{TABLES}/runs_summary.csv",
+        provenance=f"{TABLES}/provenance.json",
     params:
         methods=config["methods"],
         problems=config["problems"],
     log:
-        f"logs/{RUN}/tables/aggregate_metrics.log",
+        f"{LOGS}/tables/aggregate_metrics.log",
     localrule: True
     conda:
         ENV
@@ -44,7 +44,7 @@ rule aggregate_metrics:
 
 rule timing_figure:
     input:
-        f"{RESULTS}/tables/runs_summary.csv",
+        f"{TABLES}/runs_summary.csv",
     output:
         png=report(
             f"{FIGURES}/run_timings.png",
@@ -54,7 +54,7 @@ rule timing_figure:
         pdf=f"{FIGURES}/run_timings.pdf",
         sidecar=f"{FIGURES}/run_timings.json",
     log:
-        f"logs/{RUN}/figures/run_timings.log",
+        f"{LOGS}/figures/run_timings.log",
     localrule: True
     conda:
         ENV

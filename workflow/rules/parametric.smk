@@ -1,16 +1,14 @@
 # Paper 2: randomized regularized neural policies, LFBO, regret curves and bound checks.
-# Experiments E1-E4 of /work/shared/reference/parametric-notes.md; library: boexplore.parametric.
-# Jobs: one per (experiment, problem, method / grid slice, seed chunk); seeds inside a job are
-# trained as one batch. Everything is disabled (no jobs, no outputs) with `parametric: {enabled: false}`.
-from boexplore.parametric.grid import job_files, resolve_config
+# Experiments E1-E4 (README, "Paper 2"); policy library: boexplore.parametric; job grid and
+# drivers: boexplore.pipeline.paper2_*; tables and claims: boexplore.analysis.paper2_*;
+# figures: boexplore.plotting.paper2. Jobs: one per (experiment, problem, method / grid slice,
+# seed chunk); seeds inside a job are trained as one batch. Everything is disabled (no jobs,
+# no outputs) with `parametric: {enabled: false}`.
+from boexplore.pipeline.paper2_grid import job_files, resolve_config
 from boexplore.reporting.params import report_param
 
-RUN = config["run_name"]
 PCFG = resolve_config(config.get("parametric", {}))
-P2 = f"results/{RUN}/parametric"
-P2_TABLES = f"results/{RUN}/tables"
-P2_FIG = f"figures/{RUN}"
-P2_ENV = "../../envs/boexplore.yaml"
+P2 = f"{RESULTS}/parametric"
 
 
 wildcard_constraints:
@@ -22,7 +20,7 @@ wildcard_constraints:
     pwidth=r"\d+",
 
 
-P2_FILES = job_files(PCFG, RUN)
+P2_FILES = job_files(PCFG, RESULTS, FIGURES)
 PARAMETRIC_OUTPUTS = P2_FILES["final"]
 
 
@@ -32,14 +30,14 @@ rule p2_e1:
     params:
         cfg=PCFG,
     log:
-        f"logs/{RUN}/parametric/e1/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.log",
+        f"{LOGS}/parametric/e1/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.log",
     benchmark:
-        f"results/{RUN}/benchmarks/p2_e1/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.tsv"
+        f"{BENCHMARKS}/p2_e1/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.tsv"
     resources:
         runtime=p2_runtime("p2_e1"),
         mem_mb=p2_mem("p2_e1"),
     conda:
-        P2_ENV
+        ENV
     script:
         "../scripts/parametric_e1.py"
 
@@ -51,14 +49,14 @@ rule p2_e2:
     params:
         cfg=PCFG,
     log:
-        f"logs/{RUN}/parametric/e2/{{pkey}}/{{preg}}_w{{pwidth}}/chunk{{pchunk}}.log",
+        f"{LOGS}/parametric/e2/{{pkey}}/{{preg}}_w{{pwidth}}/chunk{{pchunk}}.log",
     benchmark:
-        f"results/{RUN}/benchmarks/p2_e2/{{pkey}}/{{preg}}_w{{pwidth}}/chunk{{pchunk}}.tsv"
+        f"{BENCHMARKS}/p2_e2/{{pkey}}/{{preg}}_w{{pwidth}}/chunk{{pchunk}}.tsv"
     resources:
         runtime=p2_runtime("p2_e2"),
         mem_mb=p2_mem("p2_e2"),
     conda:
-        P2_ENV
+        ENV
     script:
         "../scripts/parametric_e2.py"
 
@@ -69,14 +67,14 @@ rule p2_e3_static:
     params:
         cfg=PCFG,
     log:
-        f"logs/{RUN}/parametric/e3/static.log",
+        f"{LOGS}/parametric/e3/static.log",
     benchmark:
-        f"results/{RUN}/benchmarks/p2_e3_static/static.tsv"
+        f"{BENCHMARKS}/p2_e3_static/static.tsv"
     resources:
         runtime=p2_runtime("p2_e3_static"),
         mem_mb=p2_mem("p2_e3_static"),
     conda:
-        P2_ENV
+        ENV
     script:
         "../scripts/parametric_e3_static.py"
 
@@ -87,14 +85,14 @@ rule p2_e3_dynamic:
     params:
         cfg=PCFG,
     log:
-        f"logs/{RUN}/parametric/e3/dynamic/{{pcell}}/chunk{{pchunk}}.log",
+        f"{LOGS}/parametric/e3/dynamic/{{pcell}}/chunk{{pchunk}}.log",
     benchmark:
-        f"results/{RUN}/benchmarks/p2_e3_dynamic/{{pcell}}/chunk{{pchunk}}.tsv"
+        f"{BENCHMARKS}/p2_e3_dynamic/{{pcell}}/chunk{{pchunk}}.tsv"
     resources:
         runtime=p2_runtime("p2_e3_dynamic"),
         mem_mb=p2_mem("p2_e3_dynamic"),
     conda:
-        P2_ENV
+        ENV
     script:
         "../scripts/parametric_e3_dynamic.py"
 
@@ -105,14 +103,14 @@ rule p2_e4:
     params:
         cfg=PCFG,
     log:
-        f"logs/{RUN}/parametric/e4/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.log",
+        f"{LOGS}/parametric/e4/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.log",
     benchmark:
-        f"results/{RUN}/benchmarks/p2_e4/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.tsv"
+        f"{BENCHMARKS}/p2_e4/{{pkey}}/{{pmethod}}/chunk{{pchunk}}.tsv"
     resources:
         runtime=p2_runtime("p2_e4"),
         mem_mb=p2_mem("p2_e4"),
     conda:
-        P2_ENV
+        ENV
     script:
         "../scripts/parametric_e4.py"
 
@@ -125,37 +123,37 @@ rule p2_tables:
         e3_dynamic=P2_FILES["e3_dynamic"],
         e4=P2_FILES["e4"],
     output:
-        claims=f"{P2_TABLES}/claims_paper2.csv",
-        claims_md=f"{P2_TABLES}/claims_paper2.md",
-        e1_seeds=f"{P2_TABLES}/paper2_e1_per_seed.csv",
-        e1_summary=f"{P2_TABLES}/paper2_e1_summary.csv",
-        e1_curves=f"{P2_TABLES}/paper2_e1_curves.parquet",
-        e2_bounds=f"{P2_TABLES}/paper2_e2_bounds.parquet",
-        e2_summary=f"{P2_TABLES}/paper2_e2_coverage.csv",
-        e2_md=f"{P2_TABLES}/paper2_e2_coverage.md",
-        e3_static=f"{P2_TABLES}/paper2_e3_static.csv",
-        e3_dynamic=f"{P2_TABLES}/paper2_e3_dynamic.csv",
-        e4_summary=f"{P2_TABLES}/paper2_e4_summary.csv",
-        e4_traces=f"{P2_TABLES}/paper2_e4_traces.parquet",
+        claims=f"{TABLES}/claims_paper2.csv",
+        claims_md=f"{TABLES}/claims_paper2.md",
+        e1_seeds=f"{TABLES}/paper2_e1_per_seed.csv",
+        e1_summary=f"{TABLES}/paper2_e1_summary.csv",
+        e1_curves=f"{TABLES}/paper2_e1_curves.parquet",
+        e2_bounds=f"{TABLES}/paper2_e2_bounds.parquet",
+        e2_summary=f"{TABLES}/paper2_e2_coverage.csv",
+        e2_md=f"{TABLES}/paper2_e2_coverage.md",
+        e3_static=f"{TABLES}/paper2_e3_static.csv",
+        e3_dynamic=f"{TABLES}/paper2_e3_dynamic.csv",
+        e4_summary=f"{TABLES}/paper2_e4_summary.csv",
+        e4_traces=f"{TABLES}/paper2_e4_traces.parquet",
     params:
         cfg=PCFG,
     log:
-        f"logs/{RUN}/parametric/tables.log",
+        f"{LOGS}/parametric/tables.log",
     benchmark:
-        f"results/{RUN}/benchmarks/parametric/tables.tsv"
+        f"{BENCHMARKS}/parametric/tables.tsv"
     localrule: True
     conda:
-        P2_ENV
+        ENV
     script:
         "../scripts/parametric_tables.py"
 
 
 P2_FIG_INPUTS = {
-    "paper2_regret": [f"{P2_TABLES}/paper2_e1_curves.parquet"],
-    "paper2_coverage": [f"{P2_TABLES}/paper2_e2_bounds.parquet"],
-    "paper2_lambda_scale_heatmaps": [f"{P2_TABLES}/paper2_e3_static.csv", f"{P2_TABLES}/paper2_e3_dynamic.csv"],
-    "paper2_exploration_vs_lambda": [f"{P2_TABLES}/paper2_e3_dynamic.csv"],
-    "paper2_lfbo_sanity": [f"{P2_TABLES}/paper2_e4_traces.parquet"],
+    "paper2_regret": [f"{TABLES}/paper2_e1_curves.parquet"],
+    "paper2_coverage": [f"{TABLES}/paper2_e2_bounds.parquet"],
+    "paper2_lambda_scale_heatmaps": [f"{TABLES}/paper2_e3_static.csv", f"{TABLES}/paper2_e3_dynamic.csv"],
+    "paper2_exploration_vs_lambda": [f"{TABLES}/paper2_e3_dynamic.csv"],
+    "paper2_lfbo_sanity": [f"{TABLES}/paper2_e4_traces.parquet"],
 }
 
 
@@ -167,18 +165,18 @@ for _fig in P2_FIG_INPUTS:
         input:
             P2_FIG_INPUTS[_fig],
         output:
-            png=report(f"{P2_FIG}/{_fig}.png", caption=f"../report/{_fig}.rst", category="Paper 2"),
-            pdf=f"{P2_FIG}/{_fig}.pdf",
-            sidecar=f"{P2_FIG}/{_fig}.json",
+            png=report(f"{FIGURES}/{_fig}.png", caption=f"../report/{_fig}.rst", category="Paper 2"),
+            pdf=f"{FIGURES}/{_fig}.pdf",
+            sidecar=f"{FIGURES}/{_fig}.json",
         params:
             kind=_fig,
             cfg=report_param(PCFG, "parametric"),
         log:
-            f"logs/{RUN}/parametric/{_fig}.log",
+            f"{LOGS}/parametric/{_fig}.log",
         benchmark:
-            f"results/{RUN}/benchmarks/parametric/{_fig}.tsv"
+            f"{BENCHMARKS}/parametric/{_fig}.tsv"
         localrule: True
         conda:
-            P2_ENV
+            ENV
         script:
             "../scripts/parametric_figure.py"

@@ -8,7 +8,7 @@ rule generate_problem:
         entry=lambda wc: problem_entry(wc.problem),
         data=config["data"],
     log:
-        f"logs/{RUN}/problems/{{problem}}.log",
+        f"{LOGS}/problems/{{problem}}.log",
     conda:
         ENV
     localrule: True

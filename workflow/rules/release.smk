@@ -5,6 +5,7 @@
 RELEASE = config.get("release") or {}
 RELEASE_TRACES = RELEASE.get("traces")
 RELEASE_TABLES = RELEASE.get("tables")
+RELEASE_OUTPUTS = []
 RELEASE_TABLE_NAMES = [
     "claims_paper1.csv",
     "claims_paper1.md",
@@ -25,7 +26,7 @@ if RELEASE_TRACES:
         output:
             f"{RESULTS}/runs/{{problem}}/{{method}}/{{chunk}}.parquet",
         log:
-            f"logs/{RUN}/restore/{{problem}}/{{method}}/{{chunk}}.log",
+            f"{LOGS}/restore/{{problem}}/{{method}}/{{chunk}}.log",
         threads: 1
         resources:
             runtime=5,
@@ -40,11 +41,11 @@ if RELEASE_TABLES:
 
     rule release_tables:
         input:
-            [f"{RESULTS}/tables/{name}" for name in RELEASE_TABLE_NAMES],
+            [f"{TABLES}/{name}" for name in RELEASE_TABLE_NAMES],
         output:
             [f"{RELEASE_TABLES}/{name}" for name in RELEASE_TABLE_NAMES],
         log:
-            f"logs/{RUN}/release_tables.log",
+            f"{LOGS}/release_tables.log",
         localrule: True
         conda:
             ENV

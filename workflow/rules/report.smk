@@ -1,8 +1,7 @@
 # Report-only outputs: the claims tables of both papers as HTML pages, which the Snakemake
 # report shows inline (CSV results are only offered as downloads). Logic: boexplore.reporting.
 
-REPORT_DIR = f"results/{config['run_name']}/report"
-REPORT_ENV = "../../envs/boexplore.yaml"
+REPORT_DIR = f"{RESULTS}/report"
 CLAIMS_HTML = {
     "paper1": ("Paper 1", "Paper 1 claims: exploration metrics and the taxonomy (P1-C1 ... P1-C8)"),
     "paper2": ("Paper 2", "Paper 2 claims: randomized regularized NN policies (P2-C1 ... P2-C5)"),
@@ -11,8 +10,7 @@ CLAIMS_HTML = {
 _CLAIMS_BUILT = [
     p
     for p in CLAIMS_HTML
-    if f"results/{config['run_name']}/tables/claims_{p}.csv"
-    in globals().get("ANALYSIS_OUTPUTS", []) + globals().get("PARAMETRIC_OUTPUTS", [])
+    if f"{TABLES}/claims_{p}.csv" in ANALYSIS_OUTPUTS + PARAMETRIC_OUTPUTS
 ]
 REPORT_OUTPUTS = [f"{REPORT_DIR}/claims_{p}.html" for p in _CLAIMS_BUILT]
 
@@ -23,7 +21,7 @@ for _paper in _CLAIMS_BUILT:
         name:
             f"claims_html_{_paper}"
         input:
-            f"results/{config['run_name']}/tables/claims_{_paper}.csv",
+            f"{TABLES}/claims_{_paper}.csv",
         output:
             report(
                 f"{REPORT_DIR}/claims_{_paper}.html",
@@ -34,9 +32,9 @@ for _paper in _CLAIMS_BUILT:
         params:
             title=CLAIMS_HTML[_paper][1],
         log:
-            f"logs/{config['run_name']}/report/claims_{_paper}.log",
+            f"{LOGS}/report/claims_{_paper}.log",
         localrule: True
         conda:
-            REPORT_ENV
+            ENV
         script:
             "../scripts/claims_html.py"

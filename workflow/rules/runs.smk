@@ -14,9 +14,9 @@ rule bo_run:
         seeds=lambda wc: CHUNK_SEEDS[wc.chunk],
         checkpoint_dir=lambda wc: f"{RESULTS}/checkpoints/{wc.problem}/{wc.method}",
     log:
-        f"logs/{RUN}/runs/{{problem}}/{{method}}/{{chunk}}.log",
+        f"{LOGS}/runs/{{problem}}/{{method}}/{{chunk}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/bo_run/{{problem}}/{{method}}/{{chunk}}.tsv"
+        f"{BENCHMARKS}/bo_run/{{problem}}/{{method}}/{{chunk}}.tsv"
     threads: 1
     retries: bo_retries()
     resources:

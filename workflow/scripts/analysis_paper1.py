@@ -3,14 +3,14 @@
 import sys
 from pathlib import Path
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
+import pandas as pd
 
-import pandas as pd  # noqa: E402
+from boexplore.analysis.claims import claims_report, write_claims
+from boexplore.analysis.pipeline import run_analysis, write_tables
+from boexplore.analysis.variants import mechanism_activity_from_files
+from boexplore.pipeline.io import setup_job_logging
 
-from boexplore.analysis.claims import claims_report, write_claims  # noqa: E402
-from boexplore.analysis.pipeline import run_analysis, write_tables  # noqa: E402
-from boexplore.analysis.variants import mechanism_activity_from_files  # noqa: E402
-
+setup_job_logging(snakemake.log[0])
 metrics = pd.read_parquet(snakemake.input.metrics)
 runs = list(getattr(snakemake.input, "runs", []) or [])
 activity = mechanism_activity_from_files(runs) if runs else None

@@ -2,12 +2,12 @@
 
 import sys
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
+from boexplore.analysis.config import analysis_config
+from boexplore.analysis.tours import trace_tour_quality
+from boexplore.io import atomic_write
+from boexplore.pipeline.io import setup_job_logging
 
-from boexplore.analysis.config import analysis_config  # noqa: E402
-from boexplore.analysis.tours import trace_tour_quality  # noqa: E402
-from boexplore.io import atomic_write  # noqa: E402
-
+setup_job_logging(snakemake.log[0])
 cfg = analysis_config({"tours": dict(snakemake.params.tours)})["tours"]
 table = trace_tour_quality(
     list(snakemake.input.runs),

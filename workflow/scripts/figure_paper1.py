@@ -1,11 +1,9 @@
 """Snakemake entry point: draw one paper-1 figure (name in ``params.figure``)."""
 
-import sys
+from boexplore.pipeline.io import setup_job_logging
+from boexplore.plotting.paper1 import draw_figure
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
-
-from boexplore.plotting.paper1 import draw_figure  # noqa: E402
-
+setup_job_logging(snakemake.log[0])
 draw_figure(
     snakemake.params.figure,
     dict(snakemake.input),

@@ -1,10 +1,8 @@
 """Snakemake job: E3 static probe over the (lambda, init scale) grid."""
 
-import sys
+from boexplore.io import atomic_write
+from boexplore.pipeline.io import setup_job_logging
+from boexplore.pipeline.paper2_experiments import run_e3_static
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
-
-from boexplore.parametric.experiments import run_e3_static  # noqa: E402
-from boexplore.parametric.grid import atomic_write  # noqa: E402
-
+setup_job_logging(snakemake.log[0])
 atomic_write(run_e3_static(snakemake.params.cfg), snakemake.output[0])

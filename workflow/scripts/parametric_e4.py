@@ -1,11 +1,9 @@
 """Snakemake job: E4 continuous sanity runs of one (problem, method, seed chunk)."""
 
-import sys
+from boexplore.io import atomic_write
+from boexplore.pipeline.io import setup_job_logging
+from boexplore.pipeline.paper2_experiments import run_e4
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
-
-from boexplore.parametric.experiments import run_e4  # noqa: E402
-from boexplore.parametric.grid import atomic_write  # noqa: E402
-
+setup_job_logging(snakemake.log[0])
 w = snakemake.wildcards
 atomic_write(run_e4(snakemake.params.cfg, w.pkey, w.pmethod, int(w.pchunk)), snakemake.output[0])

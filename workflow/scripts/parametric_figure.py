@@ -1,11 +1,9 @@
 """Snakemake job: one paper-2 figure (png + pdf) and its provenance sidecar."""
 
-import sys
+from boexplore.pipeline.io import setup_job_logging
+from boexplore.plotting.paper2 import make_figure
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
-
-from boexplore.parametric.report import make_figure  # noqa: E402
-
+setup_job_logging(snakemake.log[0])
 make_figure(
     snakemake.params.kind,
     list(snakemake.input),

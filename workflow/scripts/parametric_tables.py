@@ -1,9 +1,7 @@
 """Snakemake job: aggregate paper-2 runs into tables and the claims table."""
 
-import sys
+from boexplore.analysis.paper2_tables import build_tables
+from boexplore.pipeline.io import setup_job_logging
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
-
-from boexplore.parametric.report import build_tables  # noqa: E402
-
+setup_job_logging(snakemake.log[0])
 build_tables(snakemake.params.cfg, dict(snakemake.input), dict(snakemake.output))

@@ -82,6 +82,7 @@ from boexplore.analysis.verdict import (
     combine,
     interval_verdict,
 )
+from boexplore.io import atomic_write_text
 
 CLAIMS: dict[str, str] = {
     "P1-C1": "OTSD and OE are strongly correlated across problems and methods.",
@@ -93,7 +94,7 @@ CLAIMS: dict[str, str] = {
     "P1-C7": "Trust regions and RAASP consistently reduce exploration.",
     "P1-C8": "The best-performing methods have intermediate exploration (non-monotone relation).",
 }
-# The basic claims-table format shared with paper 2 (boexplore.parametric.claims imports it).
+# The basic claims-table format shared with paper 2 (boexplore.analysis.paper2_claims imports it).
 COLUMNS = [
     "claim_id",
     "claim",
@@ -686,7 +687,4 @@ def write_claims(
     if report is not None and units_path is not None:
         outputs.append((Path(units_path), report.units.to_csv(index=False)))
     for path, text in outputs:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text)
-        os.replace(tmp, path)
+        atomic_write_text(text, path)

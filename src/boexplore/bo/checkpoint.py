@@ -8,36 +8,19 @@ the warm-start hyperparameters. Each iteration's randomness is derived from
 
 from __future__ import annotations
 
-import os
 import pickle
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from boexplore.io import atomic_write
+
 CHECKPOINT_VERSION = 1
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temp file in the same directory + ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
     """Atomically store ``state`` (must be picklable) with a version tag."""
     payload = {"version": CHECKPOINT_VERSION, **state}
-    atomic_write_bytes(Path(path), pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+    atomic_write(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL), path, fsync=True)
 
 
 def load_checkpoint(path: Path) -> dict[str, Any] | None:

@@ -61,9 +61,10 @@ def _cmd_methods(args: argparse.Namespace) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     import torch
 
-    from boexplore.bo.checkpoint import atomic_write_bytes, default_checkpoint_path
+    from boexplore.bo.checkpoint import default_checkpoint_path
     from boexplore.bo.design import resolve_n_init
     from boexplore.bo.loop import run_bo
+    from boexplore.io import atomic_write
     from boexplore.problems import get_problem, load_instance
 
     torch.set_num_threads(int(args.threads))
@@ -98,6 +99,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
     buf = io.BytesIO()
     trace.to_parquet(buf, index=False)
-    atomic_write_bytes(args.out, buf.getvalue())
+    atomic_write(buf.getvalue(), args.out)  # parquet bytes whatever the suffix
     Path(ckpt).unlink(missing_ok=True)
     return 0

@@ -18,22 +18,37 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+#: Cost classes of the base methods: ``free`` (no GP), ``standard`` (one GP fit and an
+#: analytic / MC acquisition), ``expensive`` (nested MC, EP or optimum sampling dominates; the
+#: workflow runs these one seed per job and the cost model scales their memory).
+COST_CLASSES: tuple[str, ...] = ("free", "standard", "expensive")
+
 
 @dataclass(frozen=True)
 class MethodInfo:
-    """Registry entry: a base method, its parameters with defaults, and a description."""
+    """Registry entry: a base method, its parameters with defaults, a description and its
+    cost class (one of ``COST_CLASSES``)."""
 
     name: str
     defaults: dict[str, Any]
     description: str
-    model_based: bool = True
+    cost_class: str = "standard"
+
+    def __post_init__(self) -> None:
+        if self.cost_class not in COST_CLASSES:
+            raise ValueError(f"{self.name}: cost class {self.cost_class!r} not in {COST_CLASSES}")
+
+    @property
+    def model_based(self) -> bool:
+        """Whether the method fits a GP (the ``free`` methods random / sobol do not)."""
+        return self.cost_class != "free"
 
 
 METHODS: dict[str, MethodInfo] = {
     m.name: m
     for m in (
-        MethodInfo("random", {}, "uniform random search", model_based=False),
-        MethodInfo("sobol", {}, "scrambled Sobol sequence (continues the initial design)", False),
+        MethodInfo("random", {}, "uniform random search", "free"),
+        MethodInfo("sobol", {}, "scrambled Sobol sequence (continues the initial design)", "free"),
         MethodInfo(
             "ucb",
             {"beta": 2.0},
@@ -50,26 +65,31 @@ METHODS: dict[str, MethodInfo] = {
             "kg",
             {"fantasies": 64},
             "one-shot knowledge gradient qKG (optimised with batch_limit=1, init_batch_limit=8)",
+            "expensive",
         ),
         MethodInfo(
             "mes",
             {"candidates": 1000, "mv_samples": 10, "y_samples": 128},
             "max-value entropy search qMaxValueEntropy over a Sobol candidate set",
+            "expensive",
         ),
         MethodInfo(
             "gibbon",
             {"candidates": 1000, "mv_samples": 10},
             "GIBBON = qLowerBoundMaxValueEntropy over a Sobol candidate set",
+            "expensive",
         ),
         MethodInfo(
             "jes",
             {"optima": 16, "estimation": "LB"},
             "joint entropy search with optima from get_optimal_samples",
+            "expensive",
         ),
         MethodInfo(
             "pes",
             {"optima": 8, "ep_iterations": 250},
             "predictive entropy search with optima from get_optimal_samples",
+            "expensive",
         ),
         MethodInfo(
             "ts",
@@ -85,6 +105,14 @@ METHODS: dict[str, MethodInfo] = {
         ),
     )
 }
+
+
+def methods_of_class(cost_class: str) -> tuple[str, ...]:
+    """Base methods of one cost class, in registry order."""
+    if cost_class not in COST_CLASSES:
+        raise ValueError(f"unknown cost class {cost_class!r}; known: {COST_CLASSES}")
+    return tuple(name for name, info in METHODS.items() if info.cost_class == cost_class)
+
 
 _SPEC_RE = re.compile(r"^(?P<base>[a-z]+)(?:\((?P<params>[^()]*)\))?$")
 

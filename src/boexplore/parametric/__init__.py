@@ -1,4 +1,9 @@
-"""Paper 2: randomized regularized neural policies (RR-TS, RR-LFBO) on finite domains.
+"""Paper 2's policy library: randomized regularized neural policies (RR-TS, RR-LFBO).
+
+The paper-2 pipeline sits next to paper 1's: config and job grid in
+``boexplore.pipeline.paper2_grid``, experiment drivers in ``boexplore.pipeline.paper2_experiments``,
+tables and claims in ``boexplore.analysis.paper2_tables`` / ``paper2_summary`` / ``paper2_claims``,
+figures in ``boexplore.plotting.paper2``.
 
 Public API (imported lazily so that ``import boexplore.parametric`` stays light):
 
@@ -8,8 +13,7 @@ Public API (imported lazily so that ``import boexplore.parametric`` stays light)
 * ``run_continuous(problem, policy, seeds, budget, n_init=10, n_candidates=2048, method="")`` - E4;
 * ``static_probe(problem, policy, n_data=20, n_draws=64, noise_std=0.1, seed=0)`` - E3;
 * ``loglog_slope(cum_regret, start_frac=0.5)``, ``bootstrap_ci`` (re-exported from ``boexplore.analysis.stats``);
-* ``lfbo_weights(y, gamma=0.33, utility="ei", balance=False)``;
-* ``resolve_config(section)`` - the validated ``parametric`` config section with defaults.
+* ``lfbo_weights(y, gamma=0.33, utility="ei", balance=False)``.
 """
 
 from __future__ import annotations
@@ -28,7 +32,6 @@ _EXPORTS = {
     "loglog_slope": "stats",
     "bootstrap_ci": "boexplore.analysis.stats",
     "lfbo_weights": "lfbo",
-    "resolve_config": "grid",
     "MLPSpec": "mlp",
 }
 __all__ = sorted(_EXPORTS)

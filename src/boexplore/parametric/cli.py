@@ -56,7 +56,7 @@ def _parse_overrides(items: list[str]) -> dict:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from boexplore.parametric.grid import atomic_write
+    from boexplore.io import atomic_write
     from boexplore.parametric.loop import run_policy
     from boexplore.parametric.policies import make_policy
     from boexplore.problems import get_problem

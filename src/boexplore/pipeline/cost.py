@@ -27,10 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from boexplore.bo.methods import MethodSpec, methods_of_class, parse_method
+
 CALIBRATION_FILE = Path(__file__).with_name("cost_calibration.json")
-# Methods whose acquisition step dominates (nested MC / EP / optimum sampling): one seed per job.
-EXPENSIVE_METHODS = ("kg", "jes", "mes", "pes", "gibbon")
-MODEL_FREE = ("random", "sobol")
+# Cost classes come from the one method registry (boexplore.bo.methods.METHODS).
+EXPENSIVE_METHODS = methods_of_class("expensive")  # acquisition dominates: one seed per job
+MODEL_FREE = methods_of_class("free")
 # Settings the acquisition timings in the calibration data were measured with.
 REF_RESTARTS, REF_RAW = 10, 512
 
@@ -66,37 +68,6 @@ def _read_text(path: str) -> str:
 
 
 # --- BO jobs -------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Method:
-    base: str
-    q: int
-    params: dict[str, Any]
-
-
-_PARAM_RE = re.compile(r"^(?P<base>[a-z]+)(\((?P<params>[^)]*)\))?$")
-
-
-def parse_spec(spec: str) -> _Method:
-    """Base name, batch size and parameters of a method spec (torch-free)."""
-    try:
-        from boexplore.bo.methods import parse_method
-
-        parsed = parse_method(spec)
-        return _Method(parsed.base, int(parsed.q), dict(parsed.params))
-    except ImportError:  # pragma: no cover - the BO engine ships with the package
-        pass
-    parts = [p.strip() for p in spec.replace(" ", "").split("+")]
-    match = _PARAM_RE.match(parts[0])
-    if match is None:
-        raise ValueError(f"cannot parse method spec {spec!r}")
-    params = {}
-    for item in filter(None, (match["params"] or "").split(",")):
-        key, value = item.split("=", 1)
-        params[key] = value
-    q = next((int(p[1:]) for p in parts[1:] if re.fullmatch(r"q\d+", p)), 1)
-    return _Method(match["base"], q, params)
-
-
 def _power(coef: Mapping[str, float], n: float, d: int) -> float:
     """``a * (n/100)^b * (1 + d/10)^c``, with an optional n x d interaction ``e`` in log space."""
     ln_n, ln_d = math.log(max(n, 1.0) / 100.0), math.log1p(d / 10.0)
@@ -110,7 +81,7 @@ def _power(coef: Mapping[str, float], n: float, d: int) -> float:
 FIXED_ACQ_SHARE = {"mes": 0.8, "gibbon": 0.8, "jes": 0.8, "pes": 0.8, "kg": 0.2, "ts": 1.0}
 
 
-def _acq_scale(method: _Method, bo: Mapping[str, Any], cal: Mapping[str, Any]) -> float:
+def _acq_scale(method: MethodSpec, bo: Mapping[str, Any], cal: Mapping[str, Any]) -> float:
     """Acquisition cost relative to the calibration settings (restarts, raw samples, fantasies)."""
     restarts = float(bo.get("num_restarts", REF_RESTARTS))
     raw = float(bo.get("raw_samples", REF_RAW))
@@ -139,7 +110,7 @@ def fit_schedule_scale(bo: Mapping[str, Any]) -> float:
 
 
 def bo_iteration_seconds(
-    method: _Method, n: float, d: int, bo: Mapping[str, Any], cal: Mapping[str, Any]
+    method: MethodSpec, n: float, d: int, bo: Mapping[str, Any], cal: Mapping[str, Any]
 ) -> tuple[float, float]:
     """(fit, acquisition) CPU seconds of one BO iteration with ``n`` points in ``d`` dims."""
     if method.base in MODEL_FREE:
@@ -163,7 +134,7 @@ def problem_eval_seconds(problem_name: str, cal: Mapping[str, Any]) -> float:
 
 
 def bo_seed_seconds(
-    method: _Method,
+    method: MethodSpec,
     problem_name: str,
     d: int,
     budget: int,
@@ -184,7 +155,7 @@ def bo_seed_seconds(
     return total
 
 
-def bo_peak_mem_mb(method: _Method, budget: int, d: int, cal: Mapping[str, Any]) -> float:
+def bo_peak_mem_mb(method: MethodSpec, budget: int, d: int, cal: Mapping[str, Any]) -> float:
     """Peak resident memory of a BO job: interpreter + torch, plus GP / fantasy matrices."""
     mem = cal["bo"]["mem"]
     n = float(budget)
@@ -234,7 +205,7 @@ def _bo_seed_cached(
     spec_str: str, name: str, d: int, budget: int, n_init: int, bo_json: str, cal_json: str
 ) -> tuple[float, float]:
     """(CPU seconds per seed, peak memory) memoised: the workflow asks for them per job."""
-    spec, bo, cal = parse_spec(spec_str), json.loads(bo_json), json.loads(cal_json)
+    spec, bo, cal = parse_method(spec_str), json.loads(bo_json), json.loads(cal_json)
     return (
         bo_seed_seconds(spec, name, d, budget, n_init, bo, cal),
         bo_peak_mem_mb(spec, budget, d, cal),
@@ -262,7 +233,7 @@ def chunk_size(config: Mapping[str, Any], problem: str, method: str) -> int:
     if per_job <= 1:
         return 1
     res = _resources(config)
-    base = parse_spec(config["methods"][method]).base
+    base = parse_method(config["methods"][method]).base
     _, d = _problem_name_dim(config, problem)
     if base in res.get("expensive_methods", EXPENSIVE_METHODS):
         return 1
@@ -312,7 +283,7 @@ def parametric_units(cfg: Mapping[str, Any]) -> list[tuple[str, str, float]]:
     A unit is one Adam step of a width-64 network on one seed (NN policies), or the
     equivalent share of a GP / LFBO step; job time is ``a + b * units`` per rule.
     """
-    from boexplore.parametric.grid import e3_cells, seed_chunks
+    from boexplore.pipeline.paper2_grid import e3_cells, seed_chunks
 
     if not cfg.get("enabled", False):
         return []
@@ -367,7 +338,7 @@ def parametric_units(cfg: Mapping[str, Any]) -> list[tuple[str, str, float]]:
 
 def parametric_job_costs(config: Mapping[str, Any], cal=None) -> list[JobCost]:
     """Cost of every paper-2 job of a full config."""
-    from boexplore.parametric.grid import resolve_config
+    from boexplore.pipeline.paper2_grid import resolve_config
 
     cal = cal or config_calibration(config)
     cfg = resolve_config(config.get("parametric", {}))
@@ -556,7 +527,7 @@ def iterations_from_traces(
             ],
         )
         for (method, _seed), g in trace.groupby(["method", "seed"], sort=False):
-            spec = parse_spec(config["methods"][method])
+            spec = parse_method(config["methods"][method])
             if spec.base in MODEL_FREE:
                 continue
             g = g.reset_index(drop=True)  # index = points observed before each evaluation
@@ -613,7 +584,7 @@ def fit_iteration_model(rows: list[dict[str, Any]], interaction: bool = False) -
     X, methods = design(sel, True)
     scale = []
     for r in sel:
-        m = _Method(r["method"], 1, {"fantasies": r["fantasies"]})
+        m = MethodSpec(r["method"], {"fantasies": r["fantasies"]})
         scale.append(_acq_scale(m, {"num_restarts": r["restarts"], "raw_samples": r["raw"]}, {}))
     y = np.log([max(r["acq_s"], 0.01) / s for r, s in zip(sel, scale, strict=True)])
     beta = np.linalg.lstsq(X, y, rcond=None)[0]
@@ -762,7 +733,7 @@ def calibrate(
     # Start-up: job CPU time minus the modelled seeds, over the cheap (model-free) jobs.
     bo = [b for b in bench if b["rule"] == "bo_run"]
     free = [
-        b for b in bo if parse_spec(config["methods"][b["key"].split("/")[1]]).base in MODEL_FREE
+        b for b in bo if parse_method(config["methods"][b["key"].split("/")[1]]).base in MODEL_FREE
     ]
     if free:
         cal["bo"]["startup_s"] = float(np.median([b["cpu_s"] for b in free]))
@@ -775,7 +746,7 @@ def calibrate(
         ]
         a, b_ = _linear_fit(units, [b["cpu_s"] for b in sc], cal["score"]["a"])
         cal["score"].update(a=a, b=b_, mem_base_mb=float(max(b["max_rss_mb"] for b in sc)))
-    from boexplore.parametric.grid import resolve_config
+    from boexplore.pipeline.paper2_grid import resolve_config
 
     p2_units = {
         (r, k): u for r, k, u in parametric_units(resolve_config(config.get("parametric", {})))

@@ -7,19 +7,11 @@ finite domains (``boexplore.problems.finite``).
 
 from __future__ import annotations
 
-import importlib
-
 # Importing a problem module registers its problems.
-from boexplore.problems import embedded, realworld, synthetic  # noqa: F401
+from boexplore.problems import embedded, finite, realworld, synthetic  # noqa: F401
 from boexplore.problems.base import Problem, ProblemInfo
 from boexplore.problems.instances import from_spec, load_instance, save_instance
 from boexplore.problems.registry import get_problem, list_problems, problem_info
-
-try:
-    importlib.import_module("boexplore.problems.finite")
-except ModuleNotFoundError as exc:  # finite.py is written by another part; tolerate its absence
-    if exc.name != "boexplore.problems.finite":
-        raise
 
 __all__ = [
     "Problem",

@@ -35,7 +35,6 @@ import warnings
 from typing import Any
 
 import numpy as np
-from scipy.stats import qmc
 
 from boexplore.problems.base import Problem, ProblemInfo
 from boexplore.problems.registry import register
@@ -49,6 +48,8 @@ def finite_domain(dim: int, n_points: int, seed: int) -> np.ndarray:
         raise ValueError(f"finite domain needs at least 2 points, got {n_points}")
     if dim == 1:
         return np.linspace(0.0, 1.0, n_points)[:, None]
+    from scipy.stats import qmc  # here: scipy.stats costs ~0.7 s to import (config checks)
+
     sampler = qmc.Sobol(d=dim, scramble=True, seed=np.random.default_rng(seed))
     with warnings.catch_warnings():  # non-power-of-2 sizes are fine for a finite domain
         warnings.simplefilter("ignore", UserWarning)

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from boexplore.io import atomic_write_text
+
 VERDICT_CLASS = {"reproduced": "ok", "not reproduced": "bad", "inconclusive": "unk"}
 _STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:14px;margin:12px}
@@ -97,9 +99,4 @@ def write_claims_html(
     csv_path: str | os.PathLike, html_path: str | os.PathLike, title: str
 ) -> Path:
     """Render the claims CSV at ``csv_path`` to ``html_path`` (atomic rename)."""
-    out = Path(html_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(claims_html(pd.read_csv(csv_path), title), encoding="utf-8")
-    os.replace(tmp, out)
-    return out
+    return atomic_write_text(claims_html(pd.read_csv(csv_path), title), html_path)

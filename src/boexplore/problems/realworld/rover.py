@@ -28,7 +28,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.interpolate import BSpline
 
 from boexplore.problems.base import Problem, ProblemInfo
 from boexplore.problems.registry import register
@@ -46,6 +45,8 @@ def bspline_basis(n_control: int, n_eval: int, degree: int = 3) -> np.ndarray:
     inner = np.linspace(0.0, 1.0, n_control - k + 1)
     knots = np.concatenate([np.zeros(k), inner, np.ones(k)])
     t = np.linspace(0.0, 1.0, n_eval)
+    from scipy.interpolate import BSpline  # here: scipy.interpolate costs ~1 s to import
+
     return BSpline(knots, np.eye(n_control), k)(t)
 
 

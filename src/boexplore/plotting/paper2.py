@@ -1,8 +1,11 @@
-"""Paper-2 figures (one function per figure; fixed colour per method)."""
+"""Paper-2 figures (one function per figure; fixed colour per method) and the workflow's
+``make_figure`` dispatch that draws one from the tables of :mod:`boexplore.analysis.paper2_tables`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -10,6 +13,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+
+from boexplore.io import atomic_write, write_sidecar  # noqa: E402
 
 
 def colour(method: str) -> str:
@@ -21,8 +26,7 @@ def colour(method: str) -> str:
 
 def _save(fig: plt.Figure, paths: list[str | Path]) -> None:
     for p in paths:
-        Path(p).parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(p, dpi=130, bbox_inches="tight")
+        atomic_write(fig, p, dpi=130)
     plt.close(fig)
 
 
@@ -202,3 +206,27 @@ def lfbo_sanity(traces: pd.DataFrame, paths: list[str | Path]) -> None:
         ax.set(xlabel="evaluations", ylabel="log10 simple regret", title=pk)
     axes[0][0].legend(fontsize=7)
     _save(fig, paths)
+
+
+def make_figure(
+    kind: str, inputs: Sequence[str], outputs: Sequence[str], cfg: Mapping[str, Any]
+) -> None:
+    """Draw figure ``kind`` from its input tables and write the provenance sidecar."""
+
+    def read(path: str) -> pd.DataFrame:
+        return pd.read_parquet(path) if path.endswith(".parquet") else pd.read_csv(path)
+
+    tables = [read(p) for p in inputs]
+    if kind == "paper2_regret":
+        regret_curves(tables[0], outputs)
+    elif kind == "paper2_coverage":
+        coverage_histogram(tables[0], outputs)
+    elif kind == "paper2_lambda_scale_heatmaps":
+        heatmaps(tables[0], tables[1] if len(tables) > 1 else None, outputs)
+    elif kind == "paper2_exploration_vs_lambda":
+        exploration_vs_lambda(tables[0], outputs)
+    elif kind == "paper2_lfbo_sanity":
+        lfbo_sanity(tables[0], outputs)
+    else:
+        raise ValueError(f"unknown paper-2 figure {kind!r}")
+    write_sidecar(outputs[0], inputs, dict(cfg), outputs=outputs)

@@ -1,4 +1,5 @@
-"""Torch-free helpers the Snakemake rules use to enumerate paper-2 jobs (seed chunks, grid cells)."""
+"""Paper 2's config and job grid: the validated ``parametric`` section, seed chunks, grid cells,
+and every job output path (torch-free: the Snakemake rules import it at parse time)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def seed_chunks(n_seeds: int, chunk: int) -> list[list[int]]:
 
 
 def chunk_seeds(cfg: Mapping[str, Any], n_seeds: int, chunk_id: int) -> list[int]:
-    chunks = seed_chunks(n_seeds, int(cfg.get("seed_chunk", 10)))
+    chunks = seed_chunks(n_seeds, int(cfg["seed_chunk"]))
     if not 0 <= chunk_id < len(chunks):
         raise ValueError(f"parametric: seed chunk {chunk_id} out of range 0..{len(chunks) - 1}")
     return chunks[chunk_id]
@@ -35,7 +36,7 @@ def e2_cells(cfg: Mapping[str, Any]) -> list[dict[str, Any]]:
     """E2 grid: one dict per (regulariser, width, init scale, lambda) with a ``label``."""
     e2 = cfg["e2"]
     cells = []
-    for reg in e2.get("regularisers", ["func"]):
+    for reg in e2["regularisers"]:
         for w in e2["widths"]:
             for s in e2["init_scales"]:
                 for lam in e2["lams"]:
@@ -116,22 +117,6 @@ def resolve_config(
     return cfg
 
 
-def atomic_write(df, path: str | Path) -> None:
-    """Write a DataFrame to ``.parquet`` / ``.csv`` atomically (temp file + rename)."""
-    import os
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    if path.suffix == ".parquet":
-        df.to_parquet(tmp, index=False)
-    elif path.suffix == ".csv":
-        df.to_csv(tmp, index=False)
-    else:
-        raise ValueError(f"atomic_write: unsupported file type {path.suffix!r}")
-    os.replace(tmp, path)
-
-
 def _on(cfg: Mapping[str, Any], name: str | None = None) -> bool:
     return bool(cfg["enabled"]) and (name is None or bool(cfg[name]["enabled"]))
 
@@ -140,13 +125,15 @@ def _chunk_ids(cfg: Mapping[str, Any], n_seeds: int) -> range:
     return range(len(seed_chunks(int(n_seeds), int(cfg["seed_chunk"]))))
 
 
-def job_files(cfg: Mapping[str, Any], run: str) -> dict[str, list[str]]:
+def job_files(cfg: Mapping[str, Any], results: str, figures: str) -> dict[str, list[str]]:
     """Every paper-2 job output and final output of a resolved config (empty when disabled).
 
-    Keys: ``e1``, ``e2``, ``e3_static``, ``e3_dynamic``, ``e4`` (per-job run files),
-    ``figures`` (figure names) and ``final`` (what ``rule all`` requests).
+    ``results`` / ``figures`` are the run's directories (``results/<run>``, ``figures/<run>``,
+    defined once in ``workflow/rules/common.smk``). Keys: ``e1``, ``e2``, ``e3_static``,
+    ``e3_dynamic``, ``e4`` (per-job run files), ``figures`` (figure names) and ``final``
+    (what ``rule all`` requests).
     """
-    base, tables, figs = f"results/{run}/parametric", f"results/{run}/tables", f"figures/{run}"
+    base, tables, figs = f"{results}/parametric", f"{results}/tables", figures
     out: dict[str, list[str]] = {
         k: [] for k in ("e1", "e2", "e3_static", "e3_dynamic", "e4", "figures", "final")
     }

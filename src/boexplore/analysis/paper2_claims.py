@@ -20,6 +20,7 @@ from boexplore.analysis.claims import COLUMNS  # one claims-table format for bot
 from boexplore.analysis.stats import bootstrap_ci
 from boexplore.analysis.verdict import UNDECIDED
 from boexplore.analysis.verdict import interval_verdict as _interval_verdict
+from boexplore.schema import schema_defaults
 
 
 def interval_verdict(
@@ -41,21 +42,8 @@ TEXT = {
     "P2-C4": "beta_t * sigma_t(x) (Matern-dominating kernel) covers the error at rate >= 1 - delta in certified rounds (where the band is informative; controls must fail)",
     "P2-C5": "Exploration grows with lambda and init scale; regret does not fall as lambda rises above sigma_eps^2 (reconstructed bound ~ sqrt(lambda))",
 }
-DEFAULTS = {
-    "slope_max": 0.9,
-    "gp_factor": 2.0,
-    "random_ratio_max": 0.5,
-    "stuck_late_frac": 0.5,
-    "stuck_min_frac": 0.2,
-    "rho_min": 0.5,
-    "min_certified_frac": 0.2,
-    "min_informative_frac": 0.25,
-    "gap_max": 0.05,
-    "level": 0.9,
-    "n_boot": 2000,
-    "policy": "rr_ts",
-    "ablations": ["nn_warm", "nn_greedy"],
-}
+#: Claim thresholds when the config sets none: the schema's ``parametric.claims`` defaults.
+DEFAULTS: dict[str, Any] = schema_defaults("parametric")["claims"]
 
 
 def _row(

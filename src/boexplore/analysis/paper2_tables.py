@@ -1,17 +1,17 @@
-"""Workflow-facing aggregation: run files -> paper-2 tables, claims and figures."""
+"""Workflow-facing aggregation: paper-2 run files -> tables and the claims table.
+
+The figures drawn from these tables are in :mod:`boexplore.plotting.paper2`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
-from boexplore.parametric import plots
-from boexplore.parametric.claims import claims_table, to_markdown
-from boexplore.parametric.grid import atomic_write
-from boexplore.parametric.summary import (
+from boexplore.analysis.paper2_claims import claims_table, to_markdown
+from boexplore.analysis.paper2_summary import (
     e1_curves,
     e1_per_seed,
     e1_summary,
@@ -20,6 +20,7 @@ from boexplore.parametric.summary import (
     e3_dynamic_summary,
     e4_summary,
 )
+from boexplore.io import atomic_write, atomic_write_text
 
 
 def _concat(files: Any) -> pd.DataFrame:
@@ -31,20 +32,15 @@ def _concat(files: Any) -> pd.DataFrame:
     )
 
 
-def _write_text(path: str | Path, text: str) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
-
-
 def build_tables(
     cfg: Mapping[str, Any], inputs: Mapping[str, Any], outputs: Mapping[str, str]
 ) -> pd.DataFrame:
-    """Write every paper-2 table named in ``outputs`` (empty tables for disabled experiments)."""
-    th = cfg.get("claims", {})
-    level, n_boot = float(th.get("level", 0.9)), int(th.get("n_boot", 2000))
+    """Write every paper-2 table named in ``outputs`` (empty tables for disabled experiments).
+
+    ``cfg`` is the resolved ``parametric`` section (``paper2_grid.resolve_config``).
+    """
+    th = cfg["claims"]
+    level, n_boot = float(th["level"]), int(th["n_boot"])
     e1 = _concat(inputs.get("e1"))
     seeds = summ = curves = pd.DataFrame()
     if len(e1):
@@ -53,8 +49,8 @@ def build_tables(
             seeds,
             level,
             n_boot,
-            float(th.get("stuck_late_frac", 0.5)),
-            float(th.get("gap_max", 0.05)),
+            float(th["stuck_late_frac"]),
+            float(th["gap_max"]),
         )
         curves = e1_curves(e1)
     atomic_write(seeds, outputs["e1_seeds"])
@@ -64,7 +60,7 @@ def build_tables(
     e2 = e2_summary(bounds) if len(bounds) else pd.DataFrame()
     atomic_write(bounds, outputs["e2_bounds"])
     atomic_write(e2, outputs["e2_summary"])
-    _write_text(outputs["e2_md"], to_markdown(e2) if len(e2) else "(E2 disabled)\n")
+    atomic_write_text(outputs["e2_md"], to_markdown(e2) if len(e2) else "(E2 disabled)\n")
     static = _concat(inputs.get("e3_static"))
     dyn_tr = _concat(inputs.get("e3_dynamic"))
     late = int(cfg["e1"]["late_window"])
@@ -75,7 +71,7 @@ def build_tables(
     e4_tr = _concat(inputs.get("e4"))
     atomic_write(e4_tr, outputs["e4_traces"])
     atomic_write(e4_summary(e4_tr) if len(e4_tr) else pd.DataFrame(), outputs["e4_summary"])
-    problems = cfg.get("problems", {})
+    problems = cfg["problems"]
     keys = list(th.get("problems") or cfg["e1"]["problems"])  # P2-C1 ... P2-C3 problems
     misspecified = [k for k in keys if problems.get(k, {}).get("name") != "nn_realizable"]
     claims = claims_table(
@@ -91,33 +87,8 @@ def build_tables(
         misspecified,
     )
     atomic_write(claims, outputs["claims"])
-    _write_text(
+    atomic_write_text(
         outputs["claims_md"],
         "# Paper 2 claims (reconstructed statements; see README)\n\n" + to_markdown(claims),
     )
     return claims
-
-
-def make_figure(
-    kind: str, inputs: Sequence[str], outputs: Sequence[str], cfg: Mapping[str, Any]
-) -> None:
-    """Draw figure ``kind`` from its input tables and write the provenance sidecar."""
-    from boexplore.plotting.sidecar import write_sidecar
-
-    def read(path: str) -> pd.DataFrame:
-        return pd.read_parquet(path) if path.endswith(".parquet") else pd.read_csv(path)
-
-    tables = [read(p) for p in inputs]
-    if kind == "paper2_regret":
-        plots.regret_curves(tables[0], outputs)
-    elif kind == "paper2_coverage":
-        plots.coverage_histogram(tables[0], outputs)
-    elif kind == "paper2_lambda_scale_heatmaps":
-        plots.heatmaps(tables[0], tables[1] if len(tables) > 1 else None, outputs)
-    elif kind == "paper2_exploration_vs_lambda":
-        plots.exploration_vs_lambda(tables[0], outputs)
-    elif kind == "paper2_lfbo_sanity":
-        plots.lfbo_sanity(tables[0], outputs)
-    else:
-        raise ValueError(f"unknown paper-2 figure {kind!r}")
-    write_sidecar(outputs[0], inputs, dict(cfg), outputs=outputs)

@@ -1,6 +1,7 @@
 """Config-driven drivers for the paper-2 experiments E1-E4 (one call = one workflow job).
 
-The ``parametric`` config section (schema: ``src/boexplore/schema/parametric.schema.yaml``)
+The ``parametric`` config section, resolved by ``paper2_grid.resolve_config`` (every default
+comes from ``boexplore/schema/parametric.schema.yaml``),
 names problems under short keys, a set of policy defaults, and per-experiment
 settings. These functions turn (config, wildcards) into policies and runs, and
 keep the workflow scripts thin.
@@ -15,10 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boexplore.parametric.grid import _cell, chunk_seeds, e2_cells, e3_cells
 from boexplore.parametric.loop import BoundCheck, run_policy
 from boexplore.parametric.policies import PRESETS, PolicySpec
 from boexplore.parametric.probe import static_probe
+from boexplore.pipeline.paper2_grid import _cell, chunk_seeds, e2_cells, e3_cells
 
 _FIELDS = {f.name for f in fields(PolicySpec)}
 
@@ -27,12 +28,12 @@ def make_problem(cfg: Mapping[str, Any], key: str):
     """Problem instance for the config key ``key`` (``parametric.problems.<key>``)."""
     from boexplore.problems import get_problem
 
-    problems = cfg.get("problems", {})
+    problems = cfg["problems"]
     if key not in problems:
         raise ValueError(f"parametric: unknown problem key {key!r}; known: {sorted(problems)}")
     p = problems[key]
     return get_problem(
-        p["name"], dim=p.get("dim"), instance_seed=p.get("instance_seed", 0), **p.get("options", {})
+        p["name"], dim=p.get("dim"), instance_seed=p["instance_seed"], **p["options"]
     )
 
 
@@ -46,9 +47,10 @@ def policy_for(cfg: Mapping[str, Any], method: str, **overrides: Any) -> PolicyS
     """
     if method not in PRESETS:
         raise ValueError(f"parametric: unknown method {method!r}; known: {sorted(PRESETS)}")
-    defaults = dict(cfg.get("policy_defaults", {}))
+    defaults = dict(cfg["policy_defaults"])
     # lambda plays the role of the GP noise variance: default lambda = sigma_eps^2.
-    defaults.setdefault("lam", round(float(cfg.get("noise_std", 0.1)) ** 2, 12))
+    if "lam" not in defaults:
+        defaults["lam"] = round(float(cfg["noise_std"]) ** 2, 12)
     bad = (set(defaults) | set(overrides)) - _FIELDS
     if bad:
         raise ValueError(
@@ -64,14 +66,14 @@ def run_e1(cfg: Mapping[str, Any], problem_key: str, method: str, chunk_id: int)
     e1 = cfg["e1"]
     problem = make_problem(cfg, problem_key)
     seeds = chunk_seeds(cfg, int(e1["seeds"]), chunk_id)
-    overrides = dict(e1.get("policy_overrides", {}).get(method, {}))
+    overrides = dict(e1["policy_overrides"].get(method, {}))
     trace, _ = run_policy(
         problem,
         policy_for(cfg, method, **overrides),
         seeds,
         int(e1["rounds"]),
-        int(cfg.get("n_init", 5)),
-        float(cfg.get("noise_std", 0.1)),
+        int(cfg["n_init"]),
+        float(cfg["noise_std"]),
         method=method,
     )
     trace.insert(1, "problem_key", problem_key)
@@ -96,10 +98,10 @@ def run_e2(
             pol,
             seeds,
             int(e2["rounds"]),
-            int(cfg.get("n_init", 5)),
-            float(cfg.get("noise_std", 0.1)),
+            int(cfg["n_init"]),
+            float(cfg["noise_std"]),
             method=method,
-            bound_check=BoundCheck(float(e2.get("delta", 0.1))),
+            bound_check=BoundCheck(float(e2["delta"])),
         )
         for df in (tr, bd):
             df["cell"], df["reg"], df["width"] = cell["label"], reg, width
@@ -127,10 +129,10 @@ def run_e3_static(cfg: Mapping[str, Any]) -> pd.DataFrame:
             res = static_probe(
                 problem,
                 pol,
-                int(st.get("n_data", 20)),
-                int(st.get("n_draws", 64)),
-                float(cfg.get("noise_std", 0.1)),
-                int(st.get("seed", 0)),
+                int(st["n_data"]),
+                int(st["n_draws"]),
+                float(cfg["noise_std"]),
+                int(st["seed"]),
             )
             rows.append(
                 {"problem_key": e3["problem"], "lam": float(lam), "init_scale": float(s), **res}
@@ -151,8 +153,8 @@ def run_e3_dynamic(cfg: Mapping[str, Any], cell_label: str, chunk_id: int) -> pd
         pol,
         seeds,
         int(dyn["rounds"]),
-        int(cfg.get("n_init", 5)),
-        float(cfg.get("noise_std", 0.1)),
+        int(cfg["n_init"]),
+        float(cfg["noise_std"]),
         method="rr_ts",
     )
     tr["cell"], tr["lam"], tr["init_scale"], tr["problem_key"] = (
@@ -178,21 +180,21 @@ def run_e4(cfg: Mapping[str, Any], problem_key: str, method: str, chunk_id: int)
     from boexplore.problems import get_problem
 
     problem = get_problem(
-        p["name"], dim=p.get("dim"), instance_seed=p.get("instance_seed", 0), **p.get("options", {})
+        p["name"], dim=p.get("dim"), instance_seed=p["instance_seed"], **p["options"]
     )
     seeds = chunk_seeds(cfg, int(e4["seeds"]), chunk_id)
-    budget, n_init = int(e4["budget"]), int(e4.get("n_init", 10))
+    budget, n_init = int(e4["budget"]), int(e4["n_init"])
     if method == "gp_logei":
         tr = run_gp_logei(problem, seeds, budget, n_init, method)
     else:
-        overrides = dict(e4.get("policy_overrides", {}).get(method, {}))
+        overrides = dict(e4["policy_overrides"].get(method, {}))
         tr = run_continuous(
             problem,
             policy_for(cfg, method, **overrides),
             seeds,
             budget,
             n_init,
-            int(e4.get("n_candidates", 2048)),
+            int(e4["n_candidates"]),
             method,
         )
     tr.insert(1, "problem_key", problem_key)
