@@ -75,15 +75,29 @@ def eta_seconds(
 
 
 def format_duration(seconds: float) -> str:
-    """``h:mm`` (``d days h:mm`` beyond a day); ``<0:01`` below a minute."""
+    """Unambiguous short duration: ``34 s``, ``41 min``, ``1 h 09 min``, ``2 d 03 h``."""
     if seconds != seconds or seconds == float("inf"):
         return "?"
-    minutes = int(round(max(seconds, 0.0) / 60.0))
-    if minutes == 0 and seconds > 0:
-        return "<0:01"
-    days, minutes = divmod(minutes, 24 * 60)
-    text = f"{minutes // 60}:{minutes % 60:02d}"
-    return f"{days} d {text}" if days else text
+    s = int(round(max(seconds, 0.0)))
+    if s < 60:
+        return f"{s} s"
+    m = int(round(s / 60.0))
+    if m < 60:
+        return f"{m} min"
+    h, m = divmod(m, 60)
+    if h < 24:
+        return f"{h} h {m:02d} min"
+    d, h = divmod(h, 24)
+    return f"{d} d {h:02d} h"
+
+
+def format_cpu(seconds: float) -> str:
+    """CPU time in the unit that reads best: ``12 CPU-s``, ``7.5 CPU-min``, ``3.40 CPU-h``."""
+    if seconds < 60:
+        return f"{seconds:.0f} CPU-s"
+    if seconds < 3600:
+        return f"{seconds / 60:.1f} CPU-min"
+    return f"{seconds / 3600:.2f} CPU-h"
 
 
 def job_id(rule: str, key: str) -> str:
@@ -171,20 +185,18 @@ def plan_summary(plan: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def format_plan_line(plan: Mapping[str, Any]) -> str:
-    """``[progress] plan: bo_run 448 jobs 3.1 CPU-h, ...; predicted 3.4 CPU-h, ~1:42 wall ...``"""
+    """``[progress] plan: bo_run 448 jobs 3.10 CPU-h, ...; predicted 3.40 CPU-h, ~1 h 42 min wall``"""
     s = plan_summary(plan)
     if not s["per_rule"]:
         return f"[progress] plan: nothing to run ({s['n_done']} compute jobs done already)"
     from boexplore.pipeline.cost import STAGE_ORDER
 
     order = sorted(s["per_rule"], key=lambda r: (STAGE_ORDER + (r,)).index(r))
-    parts = [
-        f"{r} {s['per_rule'][r][0]} jobs {s['per_rule'][r][1] / 3600:.2f} CPU-h" for r in order
-    ]
+    parts = [f"{r} {s['per_rule'][r][0]} jobs {format_cpu(s['per_rule'][r][1])}" for r in order]
     done = f" ({s['n_done']} done already)" if s["n_done"] else ""
     return (
-        f"[progress] plan{done}: {', '.join(parts)}; predicted {s['to_run_cpu_s'] / 3600:.2f} "
-        f"CPU-h, ~{format_duration(s['wall_s'])} wall at {plan['cores']} cores "
+        f"[progress] plan{done}: {', '.join(parts)}; predicted {format_cpu(s['to_run_cpu_s'])}, "
+        f"~{format_duration(s['wall_s'])} wall at {plan['cores']} cores "
         "(cost model; typically within 2x)"
     )
 
@@ -214,7 +226,7 @@ def progress_state(
 
 
 def format_progress_line(state: Mapping[str, Any]) -> str:
-    """``[progress] 37.2 % of predicted CPU done (bo_run 120/448), elapsed 0:41, ~1:09 left``"""
+    """``[progress] 37.2 % of predicted CPU done (bo_run 120/448), elapsed 41 min, ~1 h 09 min left``"""
     return (
         f"[progress] {100 * state['fraction']:.1f} % of predicted CPU done "
         f"(bo_run {state['bo_done']}/{state['bo_total']}), elapsed "
