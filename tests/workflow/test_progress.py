@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -114,59 +115,80 @@ def _touch(path: Path) -> None:
 
 def test_start_line_is_quick_and_a_resumed_run_counts_existing_outputs(smoke, tmp_path) -> None:
     t = time.perf_counter()
-    line = pg.start_run(smoke, 2, results_dir=tmp_path)
+    plan, line = pg.start_run(smoke, 2, results_dir=tmp_path)
     assert time.perf_counter() - t < 10.0  # the first line must come within seconds
     n_bo = sum(k.startswith("bo_run:") for k in pg.predicted_costs(smoke))
     assert f"bo_run {n_bo} jobs" in line and "wall at 2 cores" in line
     assert "done already" not in line
+    assert pg.read_plan(tmp_path) == plan
 
-    plan = pg.read_plan(tmp_path)
     bo = sorted(k for k in plan["costs"] if k.startswith("bo_run:"))
-    # two BO jobs finish; the second reports the cost-weighted fraction of both
-    _touch(pg.job_output(tmp_path, "bo_run", bo[0].split(":", 1)[1]))
-    pg.job_finished(tmp_path, "bo_run", bo[0].split(":", 1)[1])
-    _touch(pg.job_output(tmp_path, "bo_run", bo[1].split(":", 1)[1]))
-    line = pg.job_finished(tmp_path, "bo_run", bo[1].split(":", 1)[1])
-    want = 100 * pg.cost_fraction(plan["costs"], bo[:2])
+    score = next(k for k in plan["costs"] if k.startswith("score_run:"))
+    tracker = pg.Tracker(plan, tmp_path)
+    assert "bo_run 1/" in tracker.finished(bo[0])
+    assert tracker.finished(score) is None  # a line per BO job only, but the cost counts
+    line = tracker.finished(bo[1])
+    want = 100 * pg.cost_fraction(plan["costs"], [*bo[:2], score])
     assert f"{want:.1f} % of predicted CPU done (bo_run 2/{n_bo})" in line
     assert "left" in line
+    assert tracker.finished("bo_run:not/a/job") is None
     events = [r["event"] for r in pg.read_ledger(tmp_path / "logs" / pg.LEDGER_NAME)]
-    assert events == ["start", "done", "done"]
+    assert events == ["start", "done", "done", "done"]
 
-    # resume: the finished jobs count as done, the plan covers the rest
-    line = pg.start_run(smoke, 2, results_dir=tmp_path)
+    # resume: outputs on disk count as done, the new plan covers the rest
+    for jid in bo[:2]:
+        _touch(pg.job_output(tmp_path, *jid.split(":", 1)))
+    plan2, line = pg.start_run(smoke, 2, results_dir=tmp_path)
     assert "(2 done already)" in line and f"bo_run {n_bo - 2} jobs" in line
-    state = pg.progress_state(pg.read_plan(tmp_path), pg.done_on_disk(tmp_path, plan["costs"]))
+    state = pg.progress_state(plan2, plan2["done_at_start"])
     assert state["bo_done"] == 2 and 0.0 < state["fraction"] < 1.0
+    assert state["fraction"] == pytest.approx(pg.cost_fraction(plan["costs"], bo[:2]))
 
 
-def test_onstart_hook_plans_only_the_dag_jobs(smoke, tmp_path, monkeypatch, caplog) -> None:
-    """--until / explicit targets: the plan holds the DAG's jobs, not the whole config."""
+def test_onstart_hook_plans_the_dag_jobs_and_follows_them(smoke, tmp_path, monkeypatch, caplog):
+    """--until / explicit targets: the plan holds the DAG's jobs only, and a "Finished jobid"
+    record of Snakemake's logger produces the progress line."""
+    from snakemake.logging import logger as smk_logger
+
     monkeypatch.chdir(tmp_path)
     out = "results/smoke/runs/branin/logei/seed0.parquet"
-    dag = SimpleNamespace(
-        needrun_jobs=lambda: [
-            SimpleNamespace(output=["results/smoke/problems/branin.json"]),
-            SimpleNamespace(output=[out]),
-        ]
-    )
+    jobs = [
+        SimpleNamespace(jobid=1, output=["results/smoke/problems/branin.json"]),
+        SimpleNamespace(jobid=2, output=[out]),
+    ]
+    dag = SimpleNamespace(needrun_jobs=lambda: iter(jobs))
     wf = SimpleNamespace(cores=3, nodes=None, local_exec=True, dag=dag)
-    pg.onstart_hook(wf, smoke)
-    plan = pg.read_plan("results/smoke")
-    assert list(plan["costs"]) == ["bo_run:branin/logei/seed0"] and plan["cores"] == 3
-    # the job then reports 100 % of this invocation
-    _touch(Path(out))
-    assert "100.0 % of predicted CPU done (bo_run 1/1)" in pg.job_finished(
-        "results/smoke", "bo_run", "branin/logei/seed0"
-    )
+    before = list(smk_logger.handlers)
+    try:
+        pg.onstart_hook(wf, smoke)
+        plan = pg.read_plan("results/smoke")
+        assert list(plan["costs"]) == ["bo_run:branin/logei/seed0"] and plan["cores"] == 3
+        (handler,) = [h for h in smk_logger.handlers if h not in before]
+        handler.out = logging.getLogger("test-progress")
+        with caplog.at_level(logging.INFO, logger="test-progress"):
+            for jobid in (1, 2):
+                handler.emit(
+                    logging.makeLogRecord(
+                        {"msg": "Finished", "event": "job_finished", "job_id": jobid}
+                    )
+                )
+        lines = [r.getMessage() for r in caplog.records if r.name == "test-progress"]
+        assert len(lines) == 1 and "100.0 % of predicted CPU done (bo_run 1/1)" in lines[0]
+    finally:
+        for h in list(smk_logger.handlers):
+            if h not in before:
+                smk_logger.removeHandler(h)
 
 
-def test_hooks_never_raise(tmp_path, capfd) -> None:
-    pg.onstart_hook(SimpleNamespace(), {"run_name": "x"})  # no DAG: logs "no plan"
-    (tmp_path / "logs").mkdir()
-    (tmp_path / "logs" / pg.PLAN_NAME).write_text("{broken")
-    pg.report_finished(tmp_path, "bo_run", "p/m/seed0")
-    assert "[progress] unavailable" in capfd.readouterr().out
+def test_hooks_never_raise(smoke, tmp_path, caplog) -> None:
+    pg.onstart_hook(SimpleNamespace(), smoke)  # no DAG: logs "no plan" and returns
+    blocker = tmp_path / "file"
+    blocker.write_text("")  # the ledger cannot be written under a file
+    tracker = pg.Tracker({"costs": {"bo_run:x": 1.0}, "done_at_start": []}, blocker)
+    handler = pg.JobFinishedHandler(tracker, {1: "bo_run:x"}, logging.getLogger("test-progress"))
+    with caplog.at_level(logging.INFO, logger="test-progress"):
+        handler.emit(logging.makeLogRecord({"event": "job_finished", "job_id": 1}))
+    assert "[progress] unavailable" in caplog.text
 
 
 def test_ledger_skips_a_torn_line(tmp_path) -> None:

@@ -1,9 +1,6 @@
 """Snakemake script: one BO run (logic in boexplore.pipeline.runs_stage)."""
 
-from pathlib import Path
-
 from boexplore.pipeline.io import setup_job_logging
-from boexplore.pipeline.progress import report_finished
 from boexplore.pipeline.runs_stage import run_from_spec
 
 setup_job_logging(snakemake.log[0])
@@ -18,9 +15,4 @@ run_from_spec(
     settings=snakemake.params.settings,
     out=snakemake.output[0],
     checkpoint_dir=snakemake.params.checkpoint_dir,
-)
-# progress line: cost-weighted fraction done and time left (results/<run>/logs/progress.jsonl)
-wc = snakemake.wildcards
-report_finished(
-    Path(snakemake.output[0]).parents[3], "bo_run", f"{wc.problem}/{wc.method}/{wc.chunk}"
 )

@@ -20,8 +20,8 @@ finished before. Time left blends the prediction with the rate measured so far
 from __future__ import annotations
 
 import json
+import logging
 import os
-import socket
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -284,8 +284,8 @@ def start_run(
     cores: int,
     target_outputs: Iterable[str] | None = None,
     results_dir: str | Path | None = None,
-) -> str:
-    """Onstart hook: write the plan of this invocation, log a start record, return the plan line.
+) -> tuple[dict[str, Any], str]:
+    """Start of an invocation: write its plan, log a start record; return (plan, plan line).
 
     ``target_outputs`` are the output files of the jobs the DAG will run (None: every job of
     the config that is not done on disk).
@@ -295,17 +295,13 @@ def start_run(
     done = done_on_disk(results_dir, costs)
     targets = None
     if target_outputs is not None:
-        wanted = {os.path.normpath(p) for p in target_outputs}
-        targets = [
-            jid
-            for jid in costs
-            if os.path.normpath(job_output(results_dir, *jid.split(":", 1))) in wanted
-        ]
+        by_output = output_index(results_dir, costs)
+        targets = [by_output[p] for p in map(os.path.normpath, target_outputs) if p in by_output]
     plan = make_plan(costs, done, cores, str(config["run_name"]), targets)
     write_plan(results_dir, plan)
     s = plan_summary(plan)
     append_ledger(
-        Path(results_dir) / "logs" / LEDGER_NAME,
+        results_dir / "logs" / LEDGER_NAME,
         {
             "event": "start",
             "time": plan["started"],
@@ -315,28 +311,33 @@ def start_run(
             "predicted_wall_s": s["wall_s"],
         },
     )
-    return format_plan_line(plan)
+    return plan, format_plan_line(plan)
 
 
-def job_finished(results_dir: str | Path, rule: str, key: str) -> str | None:
-    """Per-job hook: append a ``done`` record and return the progress line (None without a
-    plan, e.g. a job run outside the workflow)."""
-    results_dir = Path(results_dir)
-    append_ledger(
-        results_dir / "logs" / LEDGER_NAME,
-        {
-            "event": "done",
-            "time": time.time(),
-            "rule": rule,
-            "key": key,
-            "host": socket.gethostname(),
-        },
-    )
-    plan = read_plan(results_dir)
-    if plan is None:
-        return None
-    done = done_on_disk(results_dir, plan["costs"]) | {job_id(rule, key)}
-    return format_progress_line(progress_state(plan, done))
+def output_index(results_dir: str | Path, ids: Iterable[str]) -> dict[str, str]:
+    """Normalised output path -> plan job id."""
+    return {os.path.normpath(job_output(results_dir, *jid.split(":", 1))): jid for jid in ids}
+
+
+class Tracker:
+    """Jobs done so far in one invocation (kept in memory: no file-system scan per job)."""
+
+    def __init__(self, plan: Mapping[str, Any], results_dir: str | Path) -> None:
+        self.plan = plan
+        self.ledger = Path(results_dir) / "logs" / LEDGER_NAME
+        self.done = set(plan["done_at_start"])
+
+    def finished(self, jid: str, now: float | None = None) -> str | None:
+        """Record a finished compute job; the progress line when it is a BO job."""
+        now = time.time() if now is None else now
+        if jid not in self.plan["costs"]:
+            return None
+        self.done.add(jid)
+        rule, key = jid.split(":", 1)
+        append_ledger(self.ledger, {"event": "done", "time": now, "rule": rule, "key": key})
+        if rule != "bo_run":
+            return None
+        return format_progress_line(progress_state(self.plan, self.done, now))
 
 
 def status(config: Mapping[str, Any], results_dir: str | Path | None = None) -> str:
@@ -371,37 +372,49 @@ def status(config: Mapping[str, Any], results_dir: str | Path | None = None) -> 
     return "\n".join(lines)
 
 
-# --- Snakemake glue (thin; never fails the workflow) ----------------------------------------
-def onstart_hook(workflow: Any, config: Mapping[str, Any]) -> None:
-    """Snakemake ``onstart``: plan of the DAG's jobs, logged as one line (terminal and the
-    Snakemake log). Runs only in real runs of the main process (not in dry runs)."""
-    import logging
+# --- Snakemake glue (main process only; never fails the workflow) ---------------------------
+class JobFinishedHandler(logging.Handler):
+    """Listens to Snakemake's own log records: on "Finished jobid" of a planned job it updates
+    the tracker and logs the progress line, so the line appears in the terminal (and the
+    Snakemake log) of the main process for local and SLURM runs alike, and no job script
+    changes (a changed script would make Snakemake rerun every finished job)."""
 
-    log = logging.getLogger("snakemake.logging")
-    try:
-        cores = workflow.cores if workflow.local_exec else workflow.nodes
-        outputs = [str(f) for job in workflow.dag.needrun_jobs() for f in job.output]
-        line = start_run(config, int(cores or 1), outputs)
-    except Exception as err:  # progress must never stop a run
-        line = f"[progress] no plan ({type(err).__name__}: {err})"
+    def __init__(self, tracker: Tracker, jobids: Mapping[int, str], out: logging.Logger) -> None:
+        super().__init__(logging.INFO)
+        self.tracker, self.jobids, self.out = tracker, dict(jobids), out
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if str(getattr(record, "event", "")) != "job_finished":
+            return
+        try:
+            jid = self.jobids.get(getattr(record, "job_id", None))
+            line = self.tracker.finished(jid) if jid else None
+        except Exception as err:  # progress must never stop a run
+            line = f"[progress] unavailable ({type(err).__name__}: {err})"
+        if line:
+            self.out.info(line)
+
+
+def onstart_hook(workflow: Any, config: Mapping[str, Any]) -> None:
+    """Snakemake ``onstart``: log the plan of the DAG's jobs as one line and follow the jobs
+    as they finish. Snakemake calls it only in real runs of the main process (not ``-n``)."""
     try:
         from snakemake.logging import logger
-
-        logger.info(line)
-    except Exception:  # pragma: no cover - outside Snakemake
-        log.info(line)
-
-
-def report_finished(results_dir: str | Path, rule: str, key: str) -> None:
-    """End of a job script: ledger record + progress line on stdout (the terminal of a local
-    run, the job's output file on SLURM) and in the job log. Never raises."""
-    import logging
-    import sys
-
+    except ImportError:  # pragma: no cover - outside Snakemake
+        logger = logging.getLogger("boexplore.pipeline")
     try:
-        line = job_finished(results_dir, rule, key)
-    except Exception as err:  # progress must never fail a finished job
-        line = f"[progress] unavailable ({type(err).__name__}: {err})"
-    if line:
-        logging.getLogger("boexplore.pipeline").info(line)
-        print(line, file=sys.__stdout__, flush=True)
+        cores = workflow.cores if workflow.local_exec else workflow.nodes
+        jobs = list(workflow.dag.needrun_jobs())
+        results_dir = results_dir_of(config)
+        plan, line = start_run(config, int(cores or 1), [str(f) for j in jobs for f in j.output])
+        by_output = output_index(results_dir, plan["costs"])
+        jobids = {}
+        for job in jobs:
+            for f in job.output:
+                jid = by_output.get(os.path.normpath(str(f)))
+                if jid is not None:
+                    jobids[job.jobid] = jid
+        logger.addHandler(JobFinishedHandler(Tracker(plan, results_dir), jobids, logger))
+    except Exception as err:  # progress must never stop a run
+        line = f"[progress] no plan ({type(err).__name__}: {err})"
+    logger.info(line)
