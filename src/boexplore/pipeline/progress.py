@@ -97,7 +97,8 @@ def format_cpu(seconds: float) -> str:
         return f"{seconds:.0f} CPU-s"
     if seconds < 3600:
         return f"{seconds / 60:.1f} CPU-min"
-    return f"{seconds / 3600:.2f} CPU-h"
+    hours = seconds / 3600
+    return f"{hours:.0f} CPU-h" if hours >= 100 else f"{hours:.2f} CPU-h"
 
 
 def job_id(rule: str, key: str) -> str:
@@ -184,6 +185,10 @@ def plan_summary(plan: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _jobs(n: int) -> str:
+    return f"{n} job" if n == 1 else f"{n} jobs"
+
+
 def format_plan_line(plan: Mapping[str, Any]) -> str:
     """``[progress] plan: bo_run 448 jobs 3.10 CPU-h, ...; predicted 3.40 CPU-h, ~1 h 42 min wall``"""
     s = plan_summary(plan)
@@ -192,24 +197,27 @@ def format_plan_line(plan: Mapping[str, Any]) -> str:
     from boexplore.pipeline.cost import STAGE_ORDER
 
     order = sorted(s["per_rule"], key=lambda r: (STAGE_ORDER + (r,)).index(r))
-    parts = [f"{r} {s['per_rule'][r][0]} jobs {format_cpu(s['per_rule'][r][1])}" for r in order]
+    parts = [f"{r} {_jobs(s['per_rule'][r][0])} {format_cpu(s['per_rule'][r][1])}" for r in order]
     done = f" ({s['n_done']} done already)" if s["n_done"] else ""
     return (
         f"[progress] plan{done}: {', '.join(parts)}; predicted {format_cpu(s['to_run_cpu_s'])}, "
         f"~{format_duration(s['wall_s'])} wall at {plan['cores']} cores "
-        "(cost model; typically within 2x)"
+        "(cost-model estimate)"
     )
 
 
 def progress_state(
-    plan: Mapping[str, Any], done: Iterable[str], now: float | None = None
+    plan: Mapping[str, Any],
+    done: Iterable[str],
+    now: float | None = None,
+    summary: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Fraction done, BO jobs done / in scope, elapsed and time left of a plan given the
-    jobs done now."""
+    jobs done now (``summary``: a cached ``plan_summary(plan)``)."""
     costs = plan["costs"]
     done = set(done) & set(costs)
     at_start = set(plan["done_at_start"])
-    s = plan_summary(plan)
+    s = summary or plan_summary(plan)
     elapsed = max((time.time() if now is None else now) - float(plan["started"]), 0.0)
     remaining = sum(costs[k] for k in set(costs) - done)
     session = sum(costs[k] for k in done - at_start)
@@ -326,6 +334,7 @@ class Tracker:
         self.plan = plan
         self.ledger = Path(results_dir) / "logs" / LEDGER_NAME
         self.done = set(plan["done_at_start"])
+        self.summary = plan_summary(plan)
 
     def finished(self, jid: str, now: float | None = None) -> str | None:
         """Record a finished compute job; the progress line when it is a BO job."""
@@ -337,7 +346,7 @@ class Tracker:
         append_ledger(self.ledger, {"event": "done", "time": now, "rule": rule, "key": key})
         if rule != "bo_run":
             return None
-        return format_progress_line(progress_state(self.plan, self.done, now))
+        return format_progress_line(progress_state(self.plan, self.done, now, self.summary))
 
 
 def status(config: Mapping[str, Any], results_dir: str | Path | None = None) -> str:
