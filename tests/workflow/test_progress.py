@@ -184,7 +184,8 @@ def test_hooks_never_raise(smoke, tmp_path, caplog) -> None:
     pg.onstart_hook(SimpleNamespace(), smoke)  # no DAG: logs "no plan" and returns
     blocker = tmp_path / "file"
     blocker.write_text("")  # the ledger cannot be written under a file
-    tracker = pg.Tracker({"costs": {"bo_run:x": 1.0}, "done_at_start": []}, blocker)
+    plan = {"costs": {"bo_run:x": 1.0}, "done_at_start": [], "cores": 1, "started": 0.0}
+    tracker = pg.Tracker(plan, blocker)
     handler = pg.JobFinishedHandler(tracker, {1: "bo_run:x"}, logging.getLogger("test-progress"))
     with caplog.at_level(logging.INFO, logger="test-progress"):
         handler.emit(logging.makeLogRecord({"event": "job_finished", "job_id": 1}))
