@@ -366,7 +366,7 @@ def status(config: Mapping[str, Any], results_dir: str | Path | None = None) -> 
     state = progress_state(plan, done_on_disk(results_dir, plan["costs"]))
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(plan["started"]))
     lines = [f"run {plan['run']} started {started}", format_plan_line(plan)]
-    if state["fraction"] >= 1.0:
+    if state["fraction"] >= 1.0 - 1e-9:
         lines.append(
             "[progress] 100.0 % of predicted CPU done "
             f"(bo_run {state['bo_done']}/{state['bo_total']}): finished"
