@@ -36,6 +36,14 @@ include: "workflow/rules/report.smk"
 report: "workflow/report/workflow.rst"
 
 
+# Progress: one line with what will run and the predicted time (boexplore.pipeline.progress);
+# each BO job then logs the cost-weighted fraction done. Not called in dry runs.
+onstart:
+    from boexplore.pipeline.progress import onstart_hook
+
+    onstart_hook(workflow, config)
+
+
 rule all:
     input:
         final_outputs(),

@@ -15,6 +15,9 @@ def test_dry_run(name: str, tmp_path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-3000:]
     assert "bo_run" in proc.stdout + proc.stderr
+    # the progress plan (onstart) is for real runs only: a dry run writes nothing
+    assert "[progress]" not in proc.stdout + proc.stderr
+    assert not (tmp_path / "results").exists()
 
 
 def test_dry_run_slurm_profile(tmp_path) -> None:

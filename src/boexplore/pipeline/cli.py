@@ -1,4 +1,5 @@
-"""``boexplore estimate``: what a config costs (CPU-hours, memory, longest job) before running it."""
+"""``boexplore estimate``: what a config costs (CPU-hours, memory, longest job) before running it;
+``boexplore progress``: how far a running (or finished) workflow is, weighted by that cost."""
 
 from __future__ import annotations
 
@@ -27,6 +28,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timing-tables", type=Path, help="add docs/bo_timings.md to the refit")
     p.add_argument("--out", type=Path, help="where --calibrate writes the JSON")
     p.set_defaults(func=_estimate)
+
+    p = sub.add_parser(
+        "progress",
+        help="cost-weighted fraction done and time left of a workflow run",
+        description=(
+            "Reads the plan the workflow wrote at start (results/<run>/logs/progress_plan.json), "
+            "the ledger of finished BO jobs (progress.jsonl) and the outputs on disk, and prints "
+            "what the run does, the share of its predicted CPU time done and an estimate of the "
+            "time left (cost model blended with the rate measured so far). Run it from the "
+            "workflow's working directory, e.g. in a second terminal."
+        ),
+    )
+    p.add_argument("--configfile", required=True, type=Path, help="workflow config (YAML)")
+    p.add_argument("--results-dir", type=Path, help="default: results/<run_name>")
+    p.add_argument(
+        "--watch", type=float, metavar="SECONDS", help="repeat every SECONDS until interrupted"
+    )
+    p.set_defaults(func=_progress)
 
 
 def _estimate(args: argparse.Namespace) -> int:
@@ -66,3 +85,21 @@ def _estimate(args: argparse.Namespace) -> int:
         print(f"\npredicted vs measured CPU time ({args.compare}):")
         print(cost.format_compare(summary))
     return 0
+
+
+def _progress(args: argparse.Namespace) -> int:
+    import time
+
+    from boexplore.pipeline import progress
+    from boexplore.workflow_config import load_config
+
+    config = load_config(args.configfile)
+    while True:
+        print(progress.status(config, args.results_dir), flush=True)
+        if not args.watch:
+            return 0
+        try:
+            time.sleep(args.watch)
+        except KeyboardInterrupt:
+            return 0
+        print()
