@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from wfhelpers import REPO
 
 from boexplore.cli import main
-from boexplore.parametric.grid import job_files, resolve_config
 from boexplore.pipeline import progress as pg
+from boexplore.pipeline.paper2_grid import job_files, resolve_config
 from boexplore.workflow_config import load_config
 
 costs_st = st.dictionaries(
@@ -92,7 +92,7 @@ def test_job_outputs_match_the_workflow_paths(smoke) -> None:
     """Each compute job's marker file is the output its rule declares (paths of the .smk files)."""
     costs = pg.predicted_costs(smoke)
     run = smoke["run_name"]
-    files = job_files(resolve_config(smoke["parametric"]), run)
+    files = job_files(resolve_config(smoke["parametric"]), f"results/{run}", f"figures/{run}")
     declared = {f for k in ("e1", "e2", "e3_static", "e3_dynamic", "e4") for f in files[k]}
     p2 = {
         str(pg.job_output(f"results/{run}", *j.split(":", 1))) for j in costs if j.startswith("p2_")
