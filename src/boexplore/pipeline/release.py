@@ -47,14 +47,20 @@ def expand(trace: pd.DataFrame) -> pd.DataFrame:
 
 
 def export_traces(runs_dir: Path, out_dir: Path) -> list[Path]:
-    """Write compact copies of every ``*.parquet`` under ``runs_dir`` into ``out_dir``."""
+    """Write compact copies of every ``*.parquet`` under ``runs_dir`` into ``out_dir``.
+
+    Incremental: a release file newer than its source is kept (its mtime, which Snakemake
+    compares with the restored run files, does not change). Returns every release file.
+    """
     runs_dir, out_dir = Path(runs_dir), Path(out_dir)
     written = []
     for src in sorted(runs_dir.rglob("*.parquet")):
         dst = out_dir / src.relative_to(runs_dir)
+        written.append(dst)
+        if dst.exists() and dst.stat().st_mtime >= src.stat().st_mtime:
+            continue
         dst.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(compact(pd.read_parquet(src)), dst, compression=COMPRESSION)
-        written.append(dst)
     if not written:
         raise FileNotFoundError(f"no trace files (*.parquet) under {runs_dir}")
     return written
