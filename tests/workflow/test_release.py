@@ -49,6 +49,9 @@ def test_workflow_restores_released_traces_and_falls_back_to_bo(tmp_path):
     trace.to_parquet(runs / "seeds0-1.parquet", index=False)
     files = export_traces(tmp_path / "made", tmp_path / "released")
     assert len(files) == 1 and pd.read_parquet(files[0])["x_0"].dtype == np.float32
+    stamp = files[0].stat().st_mtime_ns
+    assert export_traces(tmp_path / "made", tmp_path / "released") == files  # incremental
+    assert files[0].stat().st_mtime_ns == stamp
 
     proc = run_snakemake(["-n", "--cores", "1", "--until", "score_run", "--configfile",
                           _config(tmp_path, True)], cwd=tmp_path, timeout=180)  # fmt: skip
