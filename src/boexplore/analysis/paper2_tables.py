@@ -60,7 +60,7 @@ def build_tables(
     e2 = e2_summary(bounds) if len(bounds) else pd.DataFrame()
     atomic_write(bounds, outputs["e2_bounds"])
     atomic_write(e2, outputs["e2_summary"])
-    atomic_write_text(outputs["e2_md"], to_markdown(e2) if len(e2) else "(E2 disabled)\n")
+    atomic_write_text(to_markdown(e2) if len(e2) else "(E2 disabled)\n", outputs["e2_md"])
     static = _concat(inputs.get("e3_static"))
     dyn_tr = _concat(inputs.get("e3_dynamic"))
     late = int(cfg["e1"]["late_window"])
@@ -88,7 +88,7 @@ def build_tables(
     )
     atomic_write(claims, outputs["claims"])
     atomic_write_text(
-        outputs["claims_md"],
         "# Paper 2 claims (reconstructed statements; see README)\n\n" + to_markdown(claims),
+        outputs["claims_md"],
     )
     return claims
