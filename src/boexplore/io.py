@@ -10,7 +10,7 @@ suffix                 object
 ``.parquet``           pandas DataFrame (no index)
 ``.csv``               pandas DataFrame (no index) or text
 ``.json``              JSON-serialisable object (indent 2) or text
-``.png .pdf .svg``     matplotlib Figure (``bbox_inches="tight"``; ``dpi`` keyword)
+``.png .pdf .svg`` …   matplotlib Figure (``bbox_inches="tight"``; ``dpi`` keyword)
 ``.npy`` / ``.npz``    array / mapping of arrays
 anything else          ``str`` (UTF-8) or ``bytes`` (``fsync=True``: flushed to disk first)
 =====================  ==============================================================
@@ -36,7 +36,10 @@ from pathlib import Path
 from typing import Any
 
 PathLike = str | os.PathLike
-FIGURE_SUFFIXES: tuple[str, ...] = (".png", ".pdf", ".svg")
+#: Figure formats matplotlib writes (``savefig`` picks the format from the suffix).
+FIGURE_SUFFIXES: tuple[str, ...] = (
+    ".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp",
+)  # fmt: skip
 TRACKED_PACKAGES: tuple[str, ...] = (
     "boexplore", "numpy", "scipy", "pandas", "matplotlib", "torch", "botorch", "gpytorch",
     "snakemake",
@@ -59,6 +62,10 @@ def atomic_write_text(text: str, path: PathLike) -> Path:
     """Write ``text`` (UTF-8) atomically whatever the suffix."""
     if not isinstance(text, str):
         raise TypeError(f"atomic_write_text expects str, got {type(text).__name__}")
+    if "\n" in os.fspath(path):
+        raise ValueError(
+            "atomic_write_text(text, path): the path has a newline (arguments swapped?)"
+        )
     return _replace_into(Path(path), lambda tmp: _write_text(text, tmp))
 
 

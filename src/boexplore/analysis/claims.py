@@ -64,6 +64,7 @@ from boexplore.analysis.decide import (
     rule_from_config,
     summarize_part,
 )
+from boexplore.analysis.markdown import markdown_table
 from boexplore.analysis.performance import curvature_bootstrap
 from boexplore.analysis.pipeline import AnalysisResult
 from boexplore.analysis.power import (
@@ -641,17 +642,9 @@ def build_claims(r: AnalysisResult) -> pd.DataFrame:
 
 def claims_markdown(df: pd.DataFrame) -> str:
     """Markdown table of the claims (numbers to 3 significant digits)."""
-
-    def fmt(v: Any) -> str:
-        if isinstance(v, float | np.floating):
-            return "n/a" if not np.isfinite(v) else f"{v:.3g}"
-        return str(v).replace("|", "\\|")
-
     # the long statistic text goes below the table; decision/needs are folded into verdict/note
     cols = [c for c in PAPER1_COLUMNS if c not in ("statistic", "decision", "needs")]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for rec in df[cols].itertuples(index=False):
-        lines.append("| " + " | ".join(fmt(v) for v in rec) + " |")
+    lines = [markdown_table(df, cols, missing="n/a").rstrip("\n")]
     stat = "\n".join(
         f"- **{cid}{(' (' + v + ')') if v else ''}**: {s}"
         for cid, v, s in zip(df["claim_id"], df["variant"], df["statistic"], strict=True)

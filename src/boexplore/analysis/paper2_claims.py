@@ -2,23 +2,29 @@
 
 Thresholds come from the config (``parametric.claims``), fixed before results are
 looked at. Each row: claim_id, claim, statistic, value, ci_low, ci_high,
-threshold, verdict (reproduced / not reproduced / inconclusive), n, note.
-The full text of the paper was not available: the tested statements are the
-reconstructed ones of the planning note (README says so).
+threshold, verdict (reproduced / not reproduced / inconclusive), n, note. One
+function per claim (``claim_p2_c1`` ... ``claim_p2_c5``) turns the evidence into
+rows; :func:`claims_table` assembles them. Statistics (bootstrap, paired ratio,
+Spearman intervals), verdict rules and the Markdown writer are paper 1's
+(:mod:`boexplore.analysis.stats`, :mod:`~boexplore.analysis.verdict`,
+:mod:`~boexplore.analysis.markdown`). The full text of the paper was not
+available: the tested statements are the reconstructed ones of the planning note
+(README says so).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
 
 from boexplore.analysis.claims import COLUMNS  # one claims-table format for both papers
-from boexplore.analysis.stats import bootstrap_ci
-from boexplore.analysis.verdict import UNDECIDED
+from boexplore.analysis.markdown import markdown_table
+from boexplore.analysis.stats import bootstrap_ci, paired_ratio_ci, spearman_ci
+from boexplore.analysis.verdict import UNDECIDED, upper_interval_verdict
 from boexplore.analysis.verdict import interval_verdict as _interval_verdict
 from boexplore.schema import schema_defaults
 
@@ -67,46 +73,9 @@ def _row(
 
 
 def _verdict_upper(lo: float, hi: float, thr: float) -> str:
-    """Claim 'statistic < thr': reproduced if the whole CI is below, refuted if the whole CI is above."""
-    if not np.isfinite(lo) or not np.isfinite(hi):
-        return "inconclusive"
-    return "reproduced" if hi < thr else "not reproduced" if lo >= thr else "inconclusive"
-
-
-def _ratio_ci(
-    a: np.ndarray, b: np.ndarray, level: float, n_boot: int
-) -> tuple[float, float, float]:
-    """mean(a)/mean(b) with a paired (same seeds) bootstrap interval."""
-    n = min(len(a), len(b))
-    if n == 0 or np.mean(b[:n]) <= 0:
-        return (np.nan,) * 3
-    a, b = a[:n], b[:n]
-    rng = np.random.default_rng(0)
-    boots = []
-    for _ in range(n_boot):
-        i = rng.integers(n, size=n)
-        boots.append(a[i].mean() / max(b[i].mean(), 1e-300))
-    q = (1 - level) / 2
-    return (
-        float(a.mean() / b.mean()),
-        float(np.quantile(boots, q)),
-        float(np.quantile(boots, 1 - q)),
-    )
-
-
-def _rho_ci(x: np.ndarray, y: np.ndarray, level: float, n_boot: int) -> tuple[float, float, float]:
-    """Spearman rho with a bootstrap-over-points interval."""
-    if len(x) < 3 or np.ptp(y) == 0:
-        return (np.nan,) * 3
-    rho = float(spearmanr(x, y).statistic)
-    rng = np.random.default_rng(0)
-    boots = []
-    for _ in range(n_boot):
-        i = rng.integers(len(x), size=len(x))
-        if np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0:
-            boots.append(spearmanr(x[i], y[i]).statistic)
-    q = (1 - level) / 2
-    return rho, float(np.nanquantile(boots, q)), float(np.nanquantile(boots, 1 - q))
+    """Claim 'statistic < thr' under the shared rule (undecided reported as ``inconclusive``)."""
+    verdict = upper_interval_verdict(lo, hi, thr)
+    return "inconclusive" if verdict == UNDECIDED else verdict
 
 
 CONTROLS = ("zero", "untrained")
@@ -226,8 +195,11 @@ def lambda_regret_row(per_seed: pd.DataFrame, level: float, n_boot: int) -> dict
     by = per_seed.groupby(["lam", "seed"])["R_T"].mean()
     lo_l, hi_l = lams[0], lams[-1]
     common = np.intersect1d(by.loc[lo_l].index, by.loc[hi_l].index)
-    v, lo, hi = _ratio_ci(
-        by.loc[hi_l].loc[common].to_numpy(), by.loc[lo_l].loc[common].to_numpy(), level, n_boot
+    v, lo, hi = paired_ratio_ci(
+        by.loc[hi_l].loc[common].to_numpy(),
+        by.loc[lo_l].loc[common].to_numpy(),
+        level=level,
+        n_boot=n_boot,
     )
     means = ", ".join(
         f"{lam:g}: {per_seed.loc[per_seed.lam == lam, 'R_T'].mean():.3g}" for lam in lams
@@ -246,6 +218,199 @@ def lambda_regret_row(per_seed: pd.DataFrame, level: float, n_boot: int) -> dict
     )
 
 
+@dataclass(frozen=True)
+class Paper2Evidence:
+    """The aggregated paper-2 tables (and thresholds) that the claims are decided on."""
+
+    thresholds: Mapping[str, Any]
+    e1_seeds: pd.DataFrame
+    realizable_keys: Sequence[str] = ()
+    misspecified: Sequence[str] = ()
+    e2_bounds: pd.DataFrame | None = None
+    delta: float = 0.1
+    e3_static: pd.DataFrame | None = None
+    e3_dynamic: pd.DataFrame | None = None
+    e3_dynamic_seeds: pd.DataFrame | None = None
+    th: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "th", {**DEFAULTS, **dict(self.thresholds)})
+
+    @property
+    def level(self) -> float:
+        return float(self.th["level"])
+
+    @property
+    def n_boot(self) -> int:
+        return int(self.th["n_boot"])
+
+    @property
+    def policy(self) -> str:
+        return str(self.th["policy"])
+
+    def tag(self, problem_key: str) -> str:
+        """Label of a problem outside the theorem's assumptions."""
+        return " [misspecified]" if problem_key in self.misspecified else ""
+
+    def runs(self, problem_key: str, method: str) -> pd.DataFrame:
+        """Per-seed E1 rows of one method on one problem, sorted by seed."""
+        sub = self.e1_seeds[self.e1_seeds["problem_key"] == problem_key]
+        return sub[sub["method"] == method].sort_values("seed")
+
+
+def claim_p2_c1(ev: Paper2Evidence, problem_key: str) -> list[dict[str, Any]]:
+    """P2-C1 on one problem: the median log-log slope of R_t over the 2nd half is below 1."""
+    th, pol = ev.th, ev.policy
+    mine = ev.runs(problem_key, pol)
+    if mine.empty:
+        statistic = f"median log-log slope of R_t ({problem_key})"
+        return [_row("P2-C1", statistic, np.nan, np.nan, np.nan, f"< {th['slope_max']}",
+                     "inconclusive", 0, f"no {pol} runs")]  # fmt: skip
+    med, lo, hi = bootstrap_ci(
+        mine["slope"].to_numpy(), np.median, level=ev.level, n_boot=ev.n_boot
+    )
+    note = (
+        f"R_T/T mean {mine['R_T_over_T'].mean():.3g}; R_t/t decreasing over 2nd half in "
+        f"{mine['ratio_decreasing'].mean():.0%} of seeds; late play at x* {mine['late_frac_opt'].mean():.0%}"
+        f"{ev.tag(problem_key)}{_gap_note(mine, float(th['gap_max']))}"
+    )
+    return [
+        _row(
+            "P2-C1",
+            f"median log-log slope of R_t over 2nd half ({problem_key}, {pol})",
+            med,
+            lo,
+            hi,
+            f"CI high < {th['slope_max']}",
+            _verdict_upper(lo, hi, th["slope_max"]),
+            len(mine),
+            note,
+        )
+    ]
+
+
+def claim_p2_c2(ev: Paper2Evidence, problem_key: str) -> list[dict[str, Any]]:
+    """P2-C2 on one problem: R_T ratios to GP-TS (comparable) and to random (clearly better)."""
+    th = ev.th
+    mine = ev.runs(problem_key, ev.policy)
+    if mine.empty:
+        return []
+    note = (
+        "paired over seeds, ratio of mean cumulative regret"
+        f"{ev.tag(problem_key)}{_gap_note(mine, float(th['gap_max']))}"
+    )
+    rows = []
+    for other, thr, label in (
+        ("gp_ts", th["gp_factor"], "R_T(RR-TS)/R_T(GP-TS)"),
+        ("random", th["random_ratio_max"], "R_T(RR-TS)/R_T(random)"),
+    ):
+        ref = ev.runs(problem_key, other)
+        common = np.intersect1d(mine["seed"], ref["seed"])
+        a = mine.set_index("seed").loc[common, "R_T"].to_numpy()
+        b = ref.set_index("seed").loc[common, "R_T"].to_numpy()
+        v, lo, hi = paired_ratio_ci(a, b, level=ev.level, n_boot=ev.n_boot)
+        rows.append(_row("P2-C2", f"{label} ({problem_key})", v, lo, hi, f"CI high < {thr}",
+                         _verdict_upper(lo, hi, thr), len(common), note))  # fmt: skip
+    return rows
+
+
+def claim_p2_c3(ev: Paper2Evidence, problem_key: str) -> list[dict[str, Any]]:
+    """P2-C3 on one problem: each ablation is stuck in a non-trivial fraction of seeds."""
+    th, pol = ev.th, ev.policy
+    late, thr = float(th["stuck_late_frac"]), float(th["stuck_min_frac"])
+
+    def stuck(d: pd.DataFrame) -> np.ndarray:
+        return (d["late_frac_opt"] < late).to_numpy(float)
+
+    base = ev.runs(problem_key, pol)
+    base_frac = float(stuck(base).mean()) if len(base) else np.nan
+    rows = []
+    for ablation in th["ablations"]:
+        d = ev.runs(problem_key, ablation)
+        if d.empty:
+            continue
+        v, lo, hi = bootstrap_ci(stuck(d), np.mean, level=ev.level, n_boot=ev.n_boot)
+        ok = np.isfinite(lo) and lo >= thr and v > base_frac
+        bad = np.isfinite(hi) and (hi < thr or v <= base_frac)
+        verdict = "reproduced" if ok else "not reproduced" if bad else "inconclusive"
+        rows.append(
+            _row(
+                "P2-C3",
+                f"fraction of seeds stuck ({problem_key}, {ablation}: late play at x* < {th['stuck_late_frac']})",
+                v,
+                lo,
+                hi,
+                f"CI low >= {thr} and > {pol}'s fraction",
+                verdict,
+                len(d),
+                f"{pol} stuck fraction {base_frac:.2f}{ev.tag(problem_key)}"
+                f"{_gap_note(d, float(th['gap_max']))}",
+            )
+        )
+    return rows
+
+
+def claim_p2_c4(ev: Paper2Evidence) -> list[dict[str, Any]]:
+    """P2-C4: simultaneous coverage in certified rounds, informative cells, with controls."""
+    if ev.e2_bounds is None or not len(ev.e2_bounds):
+        return []
+    return [coverage_row(ev.e2_bounds, ev.delta, ev.th)]
+
+
+def _rho_row(ev: Paper2Evidence, statistic: str, x: np.ndarray, y: np.ndarray,
+             note: str) -> dict[str, Any]:  # fmt: skip
+    """P2-C5 row: Spearman rho >= rho_min with the interval above 0 reproduces it."""
+    rho_min = float(ev.th["rho_min"])
+    v, lo, hi = spearman_ci(x, y, level=ev.level, n_boot=ev.n_boot)
+    if not np.isfinite(v):
+        verdict = "inconclusive"
+    elif lo > 0 and v >= rho_min:
+        verdict = "reproduced"
+    elif hi < rho_min:
+        verdict = "not reproduced"
+    else:
+        verdict = "inconclusive"
+    threshold = f"rho >= {rho_min}, CI low > 0"
+    return _row("P2-C5", statistic, v, lo, hi, threshold, verdict, len(x), note)
+
+
+def claim_p2_c5(ev: Paper2Evidence) -> list[dict[str, Any]]:
+    """P2-C5: exploration grows with lambda and init scale; regret does not fall with lambda."""
+    rows = []
+    static = ev.e3_static
+    if static is not None and len(static):
+        for var in ("lam", "init_scale"):
+            rows.append(
+                _rho_row(
+                    ev,
+                    f"Spearman(log {var}, argmax entropy) in the static probe",
+                    np.log(static[var].to_numpy(float)),
+                    static["argmax_entropy"].to_numpy(float),
+                    "bootstrap over grid cells",
+                )
+            )
+    seeds = ev.e3_dynamic_seeds if ev.e3_dynamic_seeds is not None else None
+    dyn = seeds if seeds is not None and len(seeds) else None
+    if dyn is None and ev.e3_dynamic is not None and len(ev.e3_dynamic):
+        dyn, unit = ev.e3_dynamic, "bootstrap over (lambda, s) cells"
+    else:
+        unit = "bootstrap over (lambda, s, seed) runs"
+    if dyn is not None:
+        for metric in ("otsd_norm", "late_argmax_entropy"):
+            rows.append(
+                _rho_row(
+                    ev,
+                    f"Spearman(log lambda, {metric} of chosen points), dynamic runs",
+                    np.log(dyn["lam"].to_numpy(float)),
+                    dyn[metric].to_numpy(float),
+                    unit,
+                )
+            )
+    if seeds is not None and len(seeds):
+        rows.append(lambda_regret_row(seeds, ev.level, ev.n_boot))
+    return rows
+
+
 def claims_table(
     thresholds: Mapping[str, Any],
     e1_seeds: pd.DataFrame,
@@ -258,165 +423,33 @@ def claims_table(
     e3_dynamic_seeds: pd.DataFrame | None = None,
     misspecified: Sequence[str] = (),
 ) -> pd.DataFrame:
-    """All claim rows (see module docstring).
+    """All claim rows (see module docstring), in the order P2-C1/C2 per problem, C3, C4, C5.
 
     ``realizable_keys`` are the problems of P2-C1 ... P2-C3 (one row set each); keys in
     ``misspecified`` are labelled as outside the theorem. ``e3_dynamic_seeds`` (per seed
-    and lambda: R_T) feeds the P2-C5 regret-vs-lambda row.
+    and lambda: R_T) feeds the P2-C5 regret-vs-lambda row. ``e2`` (the per-cell summary)
+    is not needed by any verdict; it is accepted for the callers' uniform signature.
     """
-    th = {**DEFAULTS, **dict(thresholds)}
-    level, nb, pol = float(th["level"]), int(th["n_boot"]), th["policy"]
-    gap_max = float(th["gap_max"])
+    ev = Paper2Evidence(
+        thresholds=thresholds,
+        e1_seeds=e1_seeds,
+        realizable_keys=list(realizable_keys),
+        misspecified=tuple(misspecified),
+        e2_bounds=e2_bounds,
+        delta=delta,
+        e3_static=e3_static,
+        e3_dynamic=e3_dynamic,
+        e3_dynamic_seeds=e3_dynamic_seeds,
+    )
     rows = []
-    # P2-C1 and P2-C2 per problem
-    for pk in realizable_keys:
-        tag = " [misspecified]" if pk in misspecified else ""
-        sub = e1_seeds[e1_seeds["problem_key"] == pk]
-        mine = sub[sub["method"] == pol].sort_values("seed")
-        if mine.empty:
-            rows.append(
-                _row(
-                    "P2-C1",
-                    f"median log-log slope of R_t ({pk})",
-                    np.nan,
-                    np.nan,
-                    np.nan,
-                    f"< {th['slope_max']}",
-                    "inconclusive",
-                    0,
-                    f"no {pol} runs",
-                )
-            )
-            continue
-        flag = _gap_note(mine, gap_max)
-        med, lo, hi = bootstrap_ci(mine["slope"].to_numpy(), np.median, level=level, n_boot=nb)
-        note = (
-            f"R_T/T mean {mine['R_T_over_T'].mean():.3g}; R_t/t decreasing over 2nd half in "
-            f"{mine['ratio_decreasing'].mean():.0%} of seeds; late play at x* {mine['late_frac_opt'].mean():.0%}"
-            f"{tag}{flag}"
-        )
-        rows.append(
-            _row(
-                "P2-C1",
-                f"median log-log slope of R_t over 2nd half ({pk}, {pol})",
-                med,
-                lo,
-                hi,
-                f"CI high < {th['slope_max']}",
-                _verdict_upper(lo, hi, th["slope_max"]),
-                len(mine),
-                note,
-            )
-        )
-        for other, thr, label in (
-            ("gp_ts", th["gp_factor"], "R_T(RR-TS)/R_T(GP-TS)"),
-            ("random", th["random_ratio_max"], "R_T(RR-TS)/R_T(random)"),
-        ):
-            ref = sub[sub["method"] == other].sort_values("seed")
-            common = np.intersect1d(mine["seed"], ref["seed"])
-            a = mine.set_index("seed").loc[common, "R_T"].to_numpy()
-            b = ref.set_index("seed").loc[common, "R_T"].to_numpy()
-            v, lo, hi = _ratio_ci(a, b, level, nb)
-            rows.append(
-                _row(
-                    "P2-C2",
-                    f"{label} ({pk})",
-                    v,
-                    lo,
-                    hi,
-                    f"CI high < {thr}",
-                    _verdict_upper(lo, hi, thr),
-                    len(common),
-                    f"paired over seeds, ratio of mean cumulative regret{tag}{flag}",
-                )
-            )
-    # P2-C3: stuck fraction of each ablation vs the policy, per problem
-    stuck = lambda d: (d["late_frac_opt"] < th["stuck_late_frac"]).to_numpy(float)  # noqa: E731
-    for pk in realizable_keys:
-        tag = " [misspecified]" if pk in misspecified else ""
-        real = e1_seeds[e1_seeds["problem_key"] == pk]
-        base = real[real["method"] == pol]
-        for abl in th["ablations"]:
-            d = real[real["method"] == abl]
-            if d.empty:
-                continue
-            v, lo, hi = bootstrap_ci(stuck(d), np.mean, level=level, n_boot=nb)
-            base_frac = float(stuck(base).mean()) if len(base) else np.nan
-            thr = float(th["stuck_min_frac"])
-            ok = np.isfinite(lo) and lo >= thr and v > base_frac
-            bad = np.isfinite(hi) and (hi < thr or v <= base_frac)
-            verdict = "reproduced" if ok else "not reproduced" if bad else "inconclusive"
-            rows.append(
-                _row(
-                    "P2-C3",
-                    f"fraction of seeds stuck ({pk}, {abl}: late play at x* < {th['stuck_late_frac']})",
-                    v,
-                    lo,
-                    hi,
-                    f"CI low >= {thr} and > {pol}'s fraction",
-                    verdict,
-                    len(d),
-                    f"{pol} stuck fraction {base_frac:.2f}{tag}{_gap_note(d, gap_max)}",
-                )
-            )
-    # P2-C4: simultaneous coverage in certified rounds, informative cells, with controls
-    if e2_bounds is not None and len(e2_bounds):
-        rows.append(coverage_row(e2_bounds, delta, th))
-    # P2-C5: exploration vs lambda and s
-    rho_min = float(th["rho_min"])
-
-    def rho_row(statistic: str, x: np.ndarray, y: np.ndarray, note: str) -> dict:
-        """P2-C5 row: Spearman rho >= rho_min with the interval above 0 reproduces it."""
-        v, lo, hi = _rho_ci(x, y, level, nb)
-        if not np.isfinite(v):
-            verdict = "inconclusive"
-        elif lo > 0 and v >= rho_min:
-            verdict = "reproduced"
-        elif hi < rho_min:
-            verdict = "not reproduced"
-        else:
-            verdict = "inconclusive"
-        threshold = f"rho >= {rho_min}, CI low > 0"
-        return _row("P2-C5", statistic, v, lo, hi, threshold, verdict, len(x), note)
-
-    if e3_static is not None and len(e3_static):
-        for var in ("lam", "init_scale"):
-            rows.append(
-                rho_row(
-                    f"Spearman(log {var}, argmax entropy) in the static probe",
-                    np.log(e3_static[var].to_numpy(float)),
-                    e3_static["argmax_entropy"].to_numpy(float),
-                    "bootstrap over grid cells",
-                )
-            )
-    dyn = e3_dynamic_seeds if e3_dynamic_seeds is not None and len(e3_dynamic_seeds) else None
-    if dyn is None and e3_dynamic is not None and len(e3_dynamic):
-        dyn, unit = e3_dynamic, "bootstrap over (lambda, s) cells"
-    else:
-        unit = "bootstrap over (lambda, s, seed) runs"
-    if dyn is not None:
-        for metric in ("otsd_norm", "late_argmax_entropy"):
-            rows.append(
-                rho_row(
-                    f"Spearman(log lambda, {metric} of chosen points), dynamic runs",
-                    np.log(dyn["lam"].to_numpy(float)),
-                    dyn[metric].to_numpy(float),
-                    unit,
-                )
-            )
-    if e3_dynamic_seeds is not None and len(e3_dynamic_seeds):
-        rows.append(lambda_regret_row(e3_dynamic_seeds, level, nb))
+    for pk in ev.realizable_keys:
+        rows += claim_p2_c1(ev, pk) + claim_p2_c2(ev, pk)
+    for pk in ev.realizable_keys:
+        rows += claim_p2_c3(ev, pk)
+    rows += claim_p2_c4(ev) + claim_p2_c5(ev)
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def to_markdown(df: pd.DataFrame) -> str:
-    """Claims table as GitHub markdown (no optional dependency on tabulate)."""
-
-    def fmt(v: Any) -> str:
-        if isinstance(v, float):
-            return "" if not np.isfinite(v) else f"{v:.3g}"
-        return str(v).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)]
-    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in df.itertuples(index=False)]
-    return "\n".join(lines) + "\n"
+    """Claims table as GitHub Markdown (the shared writer; empty cells for missing numbers)."""
+    return markdown_table(df)

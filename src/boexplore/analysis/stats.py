@@ -48,6 +48,51 @@ def bootstrap_ci(
     return (point, float(lo), float(hi))
 
 
+def paired_ratio_ci(
+    a: np.ndarray, b: np.ndarray, *, level: float = 0.95, n_boot: int = 1000, seed: int = 0
+) -> tuple[float, float, float]:
+    """``mean(a) / mean(b)`` over paired entries (same seeds) with a paired bootstrap interval.
+
+    Only the first ``min(len(a), len(b))`` pairs are used; all NaN when there are none or
+    ``mean(b) <= 0`` (the ratio is then not a meaningful size).
+    """
+    n = min(len(a), len(b))
+    if n == 0 or np.mean(b[:n]) <= 0:
+        return (np.nan, np.nan, np.nan)
+    a, b = np.asarray(a[:n], float), np.asarray(b[:n], float)
+    rng = np.random.default_rng(seed)
+    boots = []
+    for _ in range(n_boot):
+        i = rng.integers(n, size=n)
+        boots.append(a[i].mean() / max(b[i].mean(), 1e-300))
+    alpha = (1.0 - level) / 2.0
+    return (
+        float(a.mean() / b.mean()),
+        float(np.quantile(boots, alpha)),
+        float(np.quantile(boots, 1.0 - alpha)),
+    )
+
+
+def spearman_ci(
+    x: np.ndarray, y: np.ndarray, *, level: float = 0.95, n_boot: int = 1000, seed: int = 0
+) -> tuple[float, float, float]:
+    """Spearman rho of ``(x, y)`` with a bootstrap-over-points interval (NaN if undefined).
+
+    Resamples whose ``x`` or ``y`` is constant carry no rank information and are skipped.
+    """
+    if len(x) < 3 or np.ptp(y) == 0:
+        return (np.nan, np.nan, np.nan)
+    rho = float(stats.spearmanr(x, y).statistic)
+    rng = np.random.default_rng(seed)
+    boots = []
+    for _ in range(n_boot):
+        i = rng.integers(len(x), size=len(x))
+        if np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0:
+            boots.append(stats.spearmanr(x[i], y[i]).statistic)
+    alpha = (1.0 - level) / 2.0
+    return rho, float(np.nanquantile(boots, alpha)), float(np.nanquantile(boots, 1.0 - alpha))
+
+
 def hierarchical_bootstrap_ci(
     groups: Sequence[np.ndarray],
     *,

@@ -46,6 +46,21 @@ def interval_verdict(
     return UNDECIDED
 
 
+def upper_interval_verdict(ci_low: float, ci_high: float, threshold: float) -> str:
+    """Verdict of a claim "statistic < threshold" (the mirror of :func:`interval_verdict`).
+
+    Reproduced when the whole interval lies below the threshold, not reproduced when it
+    lies at or above it, undecided otherwise or when the interval is not finite.
+    """
+    if any(v is None or not math.isfinite(v) for v in (ci_low, ci_high)):
+        return UNDECIDED
+    if ci_high < threshold:
+        return REPRODUCED
+    if ci_low >= threshold:
+        return NOT_REPRODUCED
+    return UNDECIDED
+
+
 def combine(verdicts: Iterable[str]) -> str:
     """All parts must hold: any failure fails, all reproduced reproduces, missing parts stay missing."""
     v = list(verdicts)

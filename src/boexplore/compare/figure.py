@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from boexplore.compare.core import Placement
+from boexplore.io import atomic_write
 
 
 def placement_figure(placement: Placement, title: str, path: str | Path) -> Path:
-    """Write the comparison scatter to ``path`` (format from the suffix) and return it."""
+    """Write the comparison scatter to ``path`` atomically (format from the suffix); return it."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -37,8 +38,7 @@ def placement_figure(placement: Placement, title: str, path: str | Path) -> Path
     ax.title.set_fontsize(10)
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=150)
-    plt.close(fig)
-    return out
+    try:
+        return atomic_write(fig, Path(path), dpi=150)
+    finally:
+        plt.close(fig)

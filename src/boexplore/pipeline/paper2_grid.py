@@ -125,6 +125,17 @@ def _chunk_ids(cfg: Mapping[str, Any], n_seeds: int) -> range:
     return range(len(seed_chunks(int(n_seeds), int(cfg["seed_chunk"]))))
 
 
+def _per_problem_method_chunk(cfg: Mapping[str, Any], experiment: str, base: str) -> list[str]:
+    """Run files of an experiment laid out as problems x methods x seed chunks (E1, E4)."""
+    e = cfg[experiment]
+    return [
+        f"{base}/{experiment}/{k}/{m}/chunk{c}.parquet"
+        for k in e["problems"]
+        for m in e["methods"]
+        for c in _chunk_ids(cfg, e["seeds"])
+    ]
+
+
 def job_files(cfg: Mapping[str, Any], results: str, figures: str) -> dict[str, list[str]]:
     """Every paper-2 job output and final output of a resolved config (empty when disabled).
 
@@ -140,13 +151,7 @@ def job_files(cfg: Mapping[str, Any], results: str, figures: str) -> dict[str, l
     if not _on(cfg):
         return out
     if _on(cfg, "e1"):
-        e1 = cfg["e1"]
-        out["e1"] = [
-            f"{base}/e1/{k}/{m}/chunk{c}.parquet"
-            for k in e1["problems"]
-            for m in e1["methods"]
-            for c in _chunk_ids(cfg, e1["seeds"])
-        ]
+        out["e1"] = _per_problem_method_chunk(cfg, "e1", base)
         out["figures"].append("paper2_regret")
     if _on(cfg, "e2"):
         e2 = cfg["e2"]
@@ -166,13 +171,7 @@ def job_files(cfg: Mapping[str, Any], results: str, figures: str) -> dict[str, l
         ]
         out["figures"] += ["paper2_lambda_scale_heatmaps", "paper2_exploration_vs_lambda"]
     if _on(cfg, "e4"):
-        e4 = cfg["e4"]
-        out["e4"] = [
-            f"{base}/e4/{k}/{m}/chunk{c}.parquet"
-            for k in e4["problems"]
-            for m in e4["methods"]
-            for c in _chunk_ids(cfg, e4["seeds"])
-        ]
+        out["e4"] = _per_problem_method_chunk(cfg, "e4", base)
         out["figures"].append("paper2_lfbo_sanity")
     out["final"] = [f"{tables}/claims_paper2.csv", f"{tables}/claims_paper2.md"] + [
         f"{figs}/{name}.{ext}" for name in out["figures"] for ext in ("png", "pdf")

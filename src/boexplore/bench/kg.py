@@ -1,0 +1,204 @@
+"""The qKG lever: CPU per step and knowledge gradient reached, current vs cheaper settings.
+
+``python -m boexplore.bench.kg --out docs/kg-speed.md``
+
+qKG dominates the paper config's CPU (about 70 % under the cost model), and full qKG runs
+cost up to an hour per seed, so the quality benchmark (:mod:`boexplore.bench.quality`)
+cannot afford qKG cells. This benchmark measures the qKG step itself on real GP states:
+for each (problem, n, seed) a Sobol design of ``n`` points is evaluated, a GP fitted, and
+one qKG step optimised under each settings column (fantasies, restarts, raw samples, with
+the engine's memory guard ``batch_limit=1, init_batch_limit=8``). Every chosen point is
+then scored by ONE reference knowledge gradient (more fantasies, a fixed sampler seed,
+inner maximisation by :meth:`qKnowledgeGradient.evaluate`), so the columns are compared
+on the same yardstick, not on their own noisy Monte-Carlo estimates.
+
+Reported per column: CPU seconds per step (``time.process_time``) and the reference KG
+reached relative to the current column (paired over states, 95 % t interval), plus the
+distance between the points the columns chose. A cheaper column is acceptable when its
+KG ratio interval contains 1 or lies above it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from boexplore.bench.quality import _parse_problem, _t_interval
+from boexplore.io import atomic_write_text
+
+COLUMNS: dict[str, dict[str, int]] = {
+    "current": {"fantasies": 64, "num_restarts": 10, "raw_samples": 1024},
+    "effort/2": {"fantasies": 64, "num_restarts": 5, "raw_samples": 512},
+    "fant32+effort/2": {"fantasies": 32, "num_restarts": 5, "raw_samples": 512},
+    "fant16+effort/2": {"fantasies": 16, "num_restarts": 5, "raw_samples": 512},
+}
+REFERENCE = {"fantasies": 128, "num_restarts": 10, "raw_samples": 512, "seed": 9_999}
+DEFAULT_PROBLEMS = ("branin:2", "hartmann:6", "ackley:10")
+DEFAULT_SIZES = (15, 40)
+KEY = ["problem", "dim", "n", "seed", "column"]
+
+
+def _state(problem_name: str, dim: int, n: int, seed: int) -> tuple[Any, Any]:
+    """Training data (unit-cube Sobol design, objective values) and its fitted GP."""
+    import torch
+
+    from boexplore.bo.loop import sobol_unit
+    from boexplore.bo.model import fit_gp
+    from boexplore.problems import get_problem
+
+    problem = get_problem(problem_name, dim)
+    X = sobol_unit(dim, seed, 0, n)
+    y = np.asarray(problem.evaluate(X), dtype=float)
+    X_t = torch.as_tensor(X, dtype=torch.float64)
+    Y_t = torch.as_tensor(y, dtype=torch.float64).unsqueeze(-1)  # the GP standardises
+    model, _ = fit_gp(X_t, Y_t)
+    return model, torch.stack([torch.zeros(dim), torch.ones(dim)]).double()
+
+
+def _kg(model: Any, fantasies: int, seed: int) -> Any:
+    import torch
+    from botorch.acquisition import qKnowledgeGradient
+    from botorch.sampling import SobolQMCNormalSampler
+
+    sampler = SobolQMCNormalSampler(sample_shape=torch.Size([fantasies]), seed=seed)
+    return qKnowledgeGradient(model, num_fantasies=fantasies, sampler=sampler)
+
+
+def kg_step(model: Any, bounds: Any, settings: Mapping[str, int], seed: int) -> tuple[Any, float]:
+    """One qKG step as the engine runs it; returns (chosen point (1, d), CPU seconds)."""
+    import torch
+    from botorch.optim import optimize_acqf
+
+    from boexplore.bo.acquisition.proposal import KG_OPTIONS
+
+    torch.manual_seed(seed)
+    start = time.process_time()
+    acqf = _kg(model, int(settings["fantasies"]), seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        X, _ = optimize_acqf(
+            acqf,
+            bounds=bounds,
+            q=1,
+            num_restarts=int(settings["num_restarts"]),
+            raw_samples=int(settings["raw_samples"]),
+            options={"maxiter": 200, **KG_OPTIONS},
+        )
+    return X.detach().reshape(1, -1), time.process_time() - start
+
+
+def reference_kg(model: Any, bounds: Any, X: Any) -> float:
+    """Knowledge gradient of ``X`` under the fixed reference estimator (inner max solved)."""
+    import torch
+
+    acqf = _kg(model, REFERENCE["fantasies"], REFERENCE["seed"])
+    torch.manual_seed(REFERENCE["seed"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value = acqf.evaluate(
+            X.unsqueeze(0),
+            bounds=bounds,
+            num_restarts=REFERENCE["num_restarts"],
+            raw_samples=REFERENCE["raw_samples"],
+        )
+    return float(value.reshape(-1)[0])
+
+
+def run_state(problem_name: str, dim: int, n: int, seed: int,
+              columns: Mapping[str, Mapping[str, int]]) -> list[dict[str, Any]]:  # fmt: skip
+    """All columns on one GP state; rows carry CPU seconds, reference KG and the point."""
+    model, bounds = _state(problem_name, dim, n, seed)
+    rows = []
+    for name, settings in columns.items():
+        X, cpu = kg_step(model, bounds, settings, seed)
+        rows.append({"problem": problem_name, "dim": dim, "n": n, "seed": seed, "column": name,
+                     **settings, "cpu_s": cpu, "kg_ref": reference_kg(model, bounds, X),
+                     "x": json.dumps([round(float(v), 6) for v in X.reshape(-1)])})  # fmt: skip
+    return rows
+
+
+def compare(rows: pd.DataFrame, base: str = "current") -> pd.DataFrame:
+    """Per (problem, column): speed-up, paired KG ratio with a 95 % t interval, point distance."""
+    out = []
+    ref = rows[rows["column"] == base].set_index(["problem", "dim", "n", "seed"])
+    for (problem, dim, column), g in rows.groupby(["problem", "dim", "column"], sort=False):
+        g = g.set_index(["problem", "dim", "n", "seed"])
+        common = g.index.intersection(ref.index)
+        if column == base or not len(common):
+            continue
+        b = ref.loc[common]
+        ratio = g.loc[common, "kg_ref"].to_numpy() / np.maximum(b["kg_ref"].to_numpy(), 1e-12)
+        mean, lo, hi = _t_interval(ratio)
+        dist = [
+            float(np.linalg.norm(np.array(json.loads(u)) - np.array(json.loads(v))))
+            for u, v in zip(g.loc[common, "x"], b["x"], strict=True)
+        ]
+        out.append({"problem": problem, "dim": dim, "column": column, "states": len(common),
+                    "speedup": b["cpu_s"].mean() / g.loc[common, "cpu_s"].mean(),
+                    "kg_ratio": mean, "kg_low": lo, "kg_high": hi,
+                    "median_dist": float(np.median(dist))})  # fmt: skip
+    return pd.DataFrame(out)
+
+
+def render_markdown(rows: pd.DataFrame) -> str:
+    """Per-column CPU and the paired comparison with the current settings."""
+    lines = ["# qKG step: CPU and knowledge gradient reached", "",
+             "Generated by `python -m boexplore.bench.kg` (see its docstring). Reference KG: "
+             f"{REFERENCE['fantasies']} fantasies, fixed sampler, inner maximisation.", "",
+             "| problem | d | column | fantasies | restarts | raw | states | CPU s / step | "
+             "reference KG |", "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for (p, d, c), g in rows.groupby(["problem", "dim", "column"], sort=False):
+        s = g.iloc[0]
+        lines.append(f"| {p} | {d} | {c} | {s.fantasies} | {s.num_restarts} | {s.raw_samples} | "
+                     f"{len(g)} | {g.cpu_s.mean():.2f} | {g.kg_ref.mean():.4g} |")  # fmt: skip
+    cmp = compare(rows)
+    lines += ["", "## Paired over states: column / current (95 % t interval)", "",
+              "| problem | d | column | states | speed-up | KG reached / current | median ‖Δx‖ |",
+              "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for r in cmp.itertuples(index=False):
+        lines.append(f"| {r.problem} | {r.dim} | {r.column} | {r.states} | {r.speedup:.2f}× | "
+                     f"{r.kg_ratio:.3f} [{r.kg_low:.3f}, {r.kg_high:.3f}] | "
+                     f"{r.median_dist:.3f} |")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", nargs="+", type=_parse_problem,
+                        default=[_parse_problem(p) for p in DEFAULT_PROBLEMS])  # fmt: skip
+    parser.add_argument("--sizes", nargs="+", type=int, default=list(DEFAULT_SIZES))
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--columns", type=json.loads, default=COLUMNS)
+    parser.add_argument("--out", type=Path, default=Path("docs/kg-speed.md"))
+    args = parser.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(1)
+    csv = args.out.with_suffix(".csv")
+    rows = pd.read_csv(csv) if csv.exists() else pd.DataFrame(columns=KEY)
+    done = {tuple(r) for r in rows[["problem", "dim", "n", "seed"]].itertuples(index=False)}
+    for seed in range(args.seeds):
+        for problem, dim in args.problems:
+            for n in args.sizes:
+                if (problem, dim, n, seed) in done:
+                    continue
+                new = pd.DataFrame(run_state(problem, dim, n, seed, args.columns))
+                rows = pd.concat([rows, new], ignore_index=True) if len(rows) else new
+                atomic_write_text(rows.to_csv(index=False), csv)
+                atomic_write_text(render_markdown(rows), args.out)
+                cpu = ", ".join(f"{r.column} {r.cpu_s:.1f} s" for r in new.itertuples())
+                print(f"{problem} d={dim} n={n} seed={seed}: {cpu}", flush=True)
+    print(render_markdown(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
