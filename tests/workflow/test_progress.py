@@ -210,3 +210,23 @@ def test_progress_cli(smoke, tmp_path, capsys) -> None:
     assert main(["progress", "--configfile", str(cfg), "--results-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "[progress] plan:" in out and "0.0 % of predicted CPU done" in out
+
+
+def test_released_traces_are_planned_as_restores(tmp_path) -> None:
+    costs = {"bo_run:p/m/chunk0": 100.0, "bo_run:p/m/chunk1": 100.0, "score_run:p/m/chunk0": 5.0}
+    release = tmp_path / "traces"
+    (release / "p" / "m").mkdir(parents=True)
+    (release / "p" / "m" / "chunk0.parquet").write_bytes(b"")
+    out = pg.relabel_restored(costs, str(release))
+    assert out == {
+        "restore_run:p/m/chunk0": pg.RESTORE_CPU_S,
+        "bo_run:p/m/chunk1": 100.0,  # not in the release: BO runs it
+        "score_run:p/m/chunk0": 5.0,
+    }
+    assert pg.job_output("R", "restore_run", "p/m/chunk0") == pg.job_output(
+        "R", "bo_run", "p/m/chunk0"
+    )
+    # control: without a release nothing is relabelled
+    assert pg.relabel_restored(costs, None) == costs
+    line = pg.format_plan_line(pg.make_plan(out, [], 2, "r"))
+    assert "restore_run 1 job" in line and "bo_run 1 job" in line

@@ -27,6 +27,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from boexplore.io import atomic_write_text
+
 PLAN_NAME = "progress_plan.json"
 LEDGER_NAME = "progress.jsonl"
 # Weight of the cost-model prediction in the ETA, as pseudo-time: a share of the predicted
@@ -109,7 +111,7 @@ def job_id(rule: str, key: str) -> str:
 def job_output(results_dir: str | Path, rule: str, key: str) -> Path:
     """The output file whose existence marks a compute job done (paths of the workflow rules)."""
     root = Path(results_dir)
-    if rule == "bo_run":
+    if rule in ("bo_run", "restore_run"):
         return root / "runs" / f"{key}.parquet"
     if rule == "score_run":
         return root / "metrics" / f"{key}.parquet"
@@ -134,7 +136,27 @@ def predicted_costs(config: Mapping[str, Any]) -> dict[str, float]:
     """Predicted CPU seconds of every compute job of a validated config, by :func:`job_id`."""
     from boexplore.pipeline.cost import workflow_job_costs
 
-    return {job_id(j.rule, j.key): j.cpu_s for j in workflow_job_costs(config)}
+    costs = {job_id(j.rule, j.key): j.cpu_s for j in workflow_job_costs(config)}
+    return relabel_restored(costs, (config.get("release") or {}).get("traces"))
+
+
+#: CPU seconds of one ``restore_run`` job (read a compact trace, write it back as float64).
+RESTORE_CPU_S = 1.5
+
+
+def relabel_restored(costs: Mapping[str, float], release_traces: str | None) -> dict[str, float]:
+    """BO jobs whose trace the data release holds run as ``restore_run`` (ruleorder in
+    ``workflow/rules/release.smk``): relabel them with the cost of a restore."""
+    out = dict(costs)
+    if not release_traces:
+        return out
+    root = Path(release_traces)
+    for jid in [k for k in costs if k.startswith("bo_run:")]:
+        key = jid.split(":", 1)[1]
+        if (root / f"{key}.parquet").exists():
+            del out[jid]
+            out[job_id("restore_run", key)] = RESTORE_CPU_S
+    return out
 
 
 def done_on_disk(results_dir: str | Path, ids: Iterable[str]) -> set[str]:
@@ -274,10 +296,7 @@ def write_plan(results_dir: str | Path, plan: Mapping[str, Any]) -> Path:
     """Write the plan atomically next to the ledger."""
     path = Path(results_dir) / "logs" / PLAN_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(dict(plan)))
-    os.replace(tmp, path)
-    return path
+    return atomic_write_text(json.dumps(dict(plan)), path)
 
 
 def read_plan(results_dir: str | Path) -> dict[str, Any] | None:
