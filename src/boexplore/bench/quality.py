@@ -179,6 +179,115 @@ def paired_comparison(rows: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+#: Quality metrics of the decision and the direction that counts against the cheaper column:
+#: a lower final best (maximisation), or any shift of the exploration metrics.
+DECISION_METRICS: dict[str, str] = {"best": "lower", "otsd_norm": "shift", "oe": "shift"}
+
+
+#: Equivalence margin of the pooled test, in seed standard deviations of the reference column.
+EQUIVALENCE_SD = 0.5
+
+
+def quality_decision(paired: pd.DataFrame, alpha: float = 0.05) -> dict[str, Any]:
+    """Fixed rule: quality holds when no cell differs and the pooled shift is within noise.
+
+    ``paired``: rows of :func:`paired_seed_differences` (one per (problem, method) cell; the
+    seed differences cheaper − reference and the reference values per metric). Two checks
+    per metric:
+
+    * per cell, a two-sided paired t-test over seeds, Holm-corrected over the cells; a cell
+      counts against when significant in the direction of :data:`DECISION_METRICS`;
+    * pooled, every seed difference divided by its cell's seed SD of the reference column,
+      with a 95 % t interval of the mean over all of them; it must lie within
+      ±:data:`EQUIVALENCE_SD` (for ``best`` only its lower end counts): an equivalence test,
+      so that too few seeds cannot pass for "no difference".
+
+    Returns per metric the cells against and the pooled interval, and ``holds``.
+    """
+    from boexplore.analysis.stats import holm, paired_t_two_sided
+
+    out: dict[str, Any] = {"cells": len(paired)}
+    holds = True
+    for metric, direction in DECISION_METRICS.items():
+        diffs = [np.asarray(d, float) for d in paired[f"diff_{metric}"]]
+        tests = [paired_t_two_sided(d) for d in diffs]
+        adjusted = holm([p for p, _ in tests]) if tests else []
+        against = sum(
+            bool(p_adj < alpha and (direction == "shift" or mean < 0))
+            for p_adj, (_, mean) in zip(adjusted, tests, strict=True)
+        )
+        scaled = [
+            d / sd
+            for d, ref in zip(diffs, paired[f"ref_{metric}"], strict=True)
+            if len(ref) > 1 and (sd := float(np.std(np.asarray(ref, float), ddof=1))) > 0
+        ]
+        m, lo, hi = _t_interval(np.concatenate(scaled)) if scaled else (math.nan,) * 3
+        within = math.isfinite(lo) and lo > -EQUIVALENCE_SD
+        if direction == "shift":
+            within = within and hi < EQUIVALENCE_SD
+        out[metric] = {"against": int(against), "pooled": (m, lo, hi), "within": within}
+        holds = holds and against == 0 and within
+    out["holds"] = holds
+    return out
+
+
+def paired_seed_differences(rows: pd.DataFrame, a: str, b: str, by: str = "column") -> pd.DataFrame:
+    """Per (problem, method) cell: the seed-paired differences ``a − b`` of every metric.
+
+    ``by="column"`` compares two settings columns of one method; ``by="method"`` compares two
+    methods under one column (the control: a real difference in exploration).
+    """
+    cell = ["problem", "dim", "method"] if by == "column" else ["problem", "dim", "column"]
+    out = []
+    for key, grp in rows.groupby(cell, sort=False):
+        wide = grp.pivot_table(index="seed", columns=by, values=list(DECISION_METRICS))
+        if a not in wide["best"].columns or b not in wide["best"].columns:
+            continue
+        wide = wide.dropna()
+        rec = dict(zip(cell, key, strict=True))
+        for metric in DECISION_METRICS:
+            rec[f"diff_{metric}"] = (wide[metric][a] - wide[metric][b]).to_numpy()
+            rec[f"ref_{metric}"] = wide[metric][b].to_numpy()
+        out.append(rec)
+    return pd.DataFrame(out)
+
+
+def _decision_lines(rows: pd.DataFrame) -> list[str]:
+    """The decision for proposed vs current, and the control that must fail the same rule."""
+    checks = [
+        ("proposed vs current (the decision)", paired_seed_differences(rows, "proposed", "current")),
+        ("current vs plain BoTorch (must hold: same algorithm)",
+         paired_seed_differences(rows, "current", "botorch")),
+        ("control: ucb(beta=2) vs logei under `current` (must fail: a real exploration "
+         "difference)", paired_seed_differences(rows, "ucb(beta=2)", "logei", by="method")),
+    ]  # fmt: skip
+    lines = ["", "## Decision (rule fixed before results)", "",
+             "Per metric: (i) two-sided paired t-tests over seeds in every (problem, method) "
+             "cell, Holm-corrected over the cells at α = 0.05; a cell counts against the "
+             "cheaper settings when its final best is significantly lower, or its final OTSD/ψ "
+             "or OE significantly shifted either way; (ii) an equivalence test: every seed "
+             "difference in units of its cell's seed SD (reference column), pooled over cells, "
+             f"95 % t interval within ±{EQUIVALENCE_SD} SD (for best: above −{EQUIVALENCE_SD}). "
+             "Quality holds when no cell counts against and every pooled interval is within. "
+             "Cells: cells against; pooled mean shift [95 % interval] in seed SDs.",
+             "", "| comparison | cells | best | OTSD/ψ | OE | holds |",
+             "|---|---|---|---|---|---|"]  # fmt: skip
+    for name, paired in checks:
+        if paired.empty:
+            continue
+        d = quality_decision(paired)
+        cells = []
+        for metric in DECISION_METRICS:
+            r = d[metric]
+            m, lo, hi = r["pooled"]
+            mark = "✓" if r["within"] and not r["against"] else "✗"
+            cells.append(f"{r['against']} against; {_fmt(m, 2)} [{_fmt(lo, 2)}, {_fmt(hi, 2)}] "
+                         f"{mark}")  # fmt: skip
+        lines.append(f"| {name} | {d['cells']} | " + " | ".join(cells) +
+                     f" | {'yes' if d['holds'] else 'no'} |")  # fmt: skip
+    return lines
+
+
 def _fmt(x: float, digits: int = 3) -> str:
     return (
         "—" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{digits}g}"
@@ -226,6 +335,7 @@ def render_markdown(rows: pd.DataFrame, columns: Mapping[str, Mapping[str, Any]]
                 )
             lines.append(f"| {r.problem} | {r.dim} | {r.method} | {r.seeds} | "
                          f"{r.speedup:.2f}× | " + " | ".join(cells) + " |")  # fmt: skip
+    lines += _decision_lines(rows)
     if paper_estimate:
         lines += ["", "## Paper config (cost model, `boexplore estimate`)", ""]
         for name, hours in paper_estimate.items():

@@ -1,0 +1,56 @@
+"""The fixed quality rule of the speed benchmark: it passes equal settings, fails shifted ones
+and cannot pass on too few seeds."""
+
+import numpy as np
+import pandas as pd
+
+from boexplore.bench.quality import paired_seed_differences, quality_decision
+
+
+def _rows(shift: dict[str, float], seeds: int = 5, cells: int = 6, seed: int = 0) -> pd.DataFrame:
+    """Two columns per (problem, method) cell; ``proposed`` = ``current`` + shift (in seed SDs)
+    + small independent noise; seeds share a common per-seed effect (paired design)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for c in range(cells):
+        base = {m: rng.normal(size=seeds) for m in ("best", "otsd_norm", "oe")}
+        for column in ("current", "proposed"):
+            for s in range(seeds):
+                rec = {"problem": f"p{c}", "dim": 2, "method": "logei", "column": column, "seed": s}
+                for m, v in base.items():
+                    extra = shift.get(m, 0.0) + 0.05 * rng.normal() if column == "proposed" else 0.0
+                    rec[m] = v[s] + extra
+                rows.append(rec)
+    return pd.DataFrame(rows)
+
+
+def _decide(rows: pd.DataFrame) -> dict:
+    return quality_decision(paired_seed_differences(rows, "proposed", "current"))
+
+
+def test_equal_settings_hold_at_the_nominal_error_rate():
+    # each metric's Holm family has error rate <= alpha = 0.05: three metrics, at most ~15 %
+    held = [_decide(_rows({}, seed=s))["holds"] for s in range(40)]
+    assert np.mean(held) >= 0.8
+
+
+def test_shifted_exploration_or_worse_best_fails():
+    for metric, shift in (("otsd_norm", 1.0), ("oe", -1.0), ("best", -1.0)):
+        d = _decide(_rows({metric: shift}))
+        assert not d["holds"], metric
+        assert not d[metric]["within"]
+    # a better final best is not held against the cheaper settings
+    assert _decide(_rows({"best": 1.0}))["holds"]
+
+
+def test_one_seed_cannot_pass():
+    d = _decide(_rows({}, seeds=1))
+    assert not d["holds"]
+
+
+def test_method_control_compares_methods_under_one_column():
+    rows = _rows({})
+    rows.loc[rows.column == "proposed", "method"] = "ucb"
+    rows["column"] = "current"
+    paired = paired_seed_differences(rows, "ucb", "logei", by="method")
+    assert len(paired) == 6 and len(paired.iloc[0]["diff_best"]) == 5
