@@ -131,41 +131,94 @@ def max_posterior_mean(model: Any, bounds: Any) -> float:
 
 
 def run_state(problem_name: str, dim: int, n: int, seed: int,
-              columns: Mapping[str, Mapping[str, int]]) -> list[dict[str, Any]]:  # fmt: skip
-    """All columns on one GP state; rows carry CPU seconds, reference KG and the point."""
+              columns: Mapping[str, Mapping[str, int]],
+              reference: bool = True) -> list[dict[str, Any]]:  # fmt: skip
+    """All columns on one GP state; rows carry CPU seconds, reference KG and the point
+    (``reference=False``: timing only, for states where the reference is too costly)."""
     model, bounds = _state(problem_name, dim, n, seed)
-    v0 = max_posterior_mean(model, bounds)
+    v0 = max_posterior_mean(model, bounds) if reference else float("nan")
     rows = []
     for name, settings in columns.items():
         X, cpu = kg_step(model, bounds, settings, seed)
+        kg = reference_kg(model, bounds, X) if reference else float("nan")
         rows.append({"problem": problem_name, "dim": dim, "n": n, "seed": seed, "column": name,
-                     **settings, "cpu_s": cpu, "kg_ref": reference_kg(model, bounds, X), "v0": v0,
+                     **settings, "cpu_s": cpu, "kg_ref": kg, "v0": v0,
                      "x": json.dumps([round(float(v), 6) for v in X.reshape(-1)])})  # fmt: skip
     return rows
 
 
+def shortfalls(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per row: the share of the state's best achieved KG gain that its column missed.
+
+    ``(best kg_ref of the state over all columns - kg_ref) / (best - v0)``: 0 for the column
+    that found the best point, 1 for a point no better than the posterior-mean maximum.
+    States where no column gains (best <= v0) carry no information and are dropped.
+    """
+    state = ["problem", "dim", "n", "seed"]
+    best = rows.groupby(state)["kg_ref"].transform("max")
+    gain = best - rows["v0"]
+    out = rows.assign(shortfall=(best - rows["kg_ref"]) / gain.where(gain > 0))
+    return out[out["shortfall"].notna()]
+
+
 def compare(rows: pd.DataFrame, base: str = "current") -> pd.DataFrame:
-    """Per (problem, column): speed-up, paired KG ratio with a 95 % t interval, point distance."""
+    """Per (problem, column): speed-up, mean KG shortfall and its paired difference from
+    ``base`` (95 % t interval over states), and the median distance between the points."""
+    rows = shortfalls(rows)
+    rows = rows.assign(
+        state=rows[["problem", "dim", "n", "seed"]].astype(str).agg(":".join, axis=1)
+    )
+    pooled = rows.assign(problem="all problems", dim="")
+    ref = rows[rows["column"] == base].set_index("state")
     out = []
-    ref = rows[rows["column"] == base].set_index(["problem", "dim", "n", "seed"])
-    for (problem, dim, column), g in rows.groupby(["problem", "dim", "column"], sort=False):
-        g = g.set_index(["problem", "dim", "n", "seed"])
+    groups = [*rows.groupby(["problem", "dim", "column"], sort=False),
+              *pooled.groupby(["problem", "dim", "column"], sort=False)]  # fmt: skip
+    for (problem, dim, column), g in groups:
+        g = g.set_index("state")
         common = g.index.intersection(ref.index)
-        if column == base or not len(common):
+        if not len(common):
             continue
         b = ref.loc[common]
-        gain = g.loc[common, "kg_ref"].to_numpy() - b["v0"].to_numpy()
-        ratio = gain / np.maximum(b["kg_ref"].to_numpy() - b["v0"].to_numpy(), 1e-12)
-        mean, lo, hi = _t_interval(ratio)
+        diff = g.loc[common, "shortfall"].to_numpy() - b["shortfall"].to_numpy()
+        mean, lo, hi = _t_interval(diff)
         dist = [
             float(np.linalg.norm(np.array(json.loads(u)) - np.array(json.loads(v))))
             for u, v in zip(g.loc[common, "x"], b["x"], strict=True)
         ]
         out.append({"problem": problem, "dim": dim, "column": column, "states": len(common),
                     "speedup": b["cpu_s"].mean() / g.loc[common, "cpu_s"].mean(),
-                    "kg_ratio": mean, "kg_low": lo, "kg_high": hi,
+                    "shortfall": float(g.loc[common, "shortfall"].mean()),
+                    "d_shortfall": mean, "d_low": lo, "d_high": hi,
                     "median_dist": float(np.median(dist))})  # fmt: skip
     return pd.DataFrame(out)
+
+
+def cost_fit(rows: pd.DataFrame) -> dict[str, float]:
+    """The cost model's qKG terms fitted to the measured steps (``pipeline/cost.py``).
+
+    ``log cpu = log a + b log(n/100) + c log(1 + d/10)`` on the ``current`` column, ``a``
+    rescaled to the calibration's reference effort (10 restarts, 512 raw samples), and the
+    share ``f`` of a step that does not scale with fantasies: ``cpu(F)/cpu(64) = f + (1 - f)
+    F/64``, from the columns with equal effort and fewer fantasies (median over states).
+    """
+    from boexplore.pipeline.cost import REF_RAW, REF_RESTARTS
+
+    cur = rows[rows["column"] == "current"]
+    design = np.column_stack([np.ones(len(cur)), np.log(cur["n"] / 100.0),
+                              np.log1p(cur["dim"] / 10.0)])  # fmt: skip
+    (log_a, b, c), *_ = np.linalg.lstsq(design, np.log(cur["cpu_s"].to_numpy(float)), rcond=None)
+    r0, s0 = cur.iloc[0][["num_restarts", "raw_samples"]]
+    effort = 0.7 * r0 / REF_RESTARTS + 0.3 * s0 / REF_RAW
+    shares = []
+    key = ["problem", "dim", "n", "seed", "num_restarts", "raw_samples"]
+    full = rows[rows["fantasies"] == 64].set_index(key)["cpu_s"]
+    for _, r in rows[rows["fantasies"] < 64].iterrows():
+        k = tuple(r[key])
+        if k in full.index:
+            ratio, frac = r["cpu_s"] / full.loc[k], r["fantasies"] / 64.0
+            shares.append((ratio - frac) / (1.0 - frac))
+    f = float(np.clip(np.median(shares), 0.0, 1.0)) if shares else float("nan")
+    return {"a": float(np.exp(log_a) / effort), "b": float(b), "c": float(c), "fantasy_fixed": f}
 
 
 def render_markdown(rows: pd.DataFrame) -> str:
@@ -180,13 +233,21 @@ def render_markdown(rows: pd.DataFrame) -> str:
         lines.append(f"| {p} | {d} | {c} | {s.fantasies} | {s.num_restarts} | {s.raw_samples} | "
                      f"{len(g)} | {g.cpu_s.mean():.2f} | {(g.kg_ref - g.v0).mean():.4g} |")  # fmt: skip
     cmp = compare(rows)
-    lines += ["", "## Paired over states: column / current (95 % t interval)", "",
-              "| problem | d | column | states | speed-up | KG gain / current's | median ‖Δx‖ |",
-              "|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines += ["", "## KG shortfall: share of the state's best achieved gain that a column missed",
+              "", "Paired over states; Δ = column − current with a 95 % t interval (negative: "
+              "the column found better points than the current settings).", "",
+              "| problem | d | column | states | speed-up | mean shortfall | Δ vs current | "
+              "median ‖Δx‖ |", "|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for r in cmp.itertuples(index=False):
         lines.append(f"| {r.problem} | {r.dim} | {r.column} | {r.states} | {r.speedup:.2f}× | "
-                     f"{r.kg_ratio:.3f} [{r.kg_low:.3f}, {r.kg_high:.3f}] | "
+                     f"{r.shortfall:.3f} | {r.d_shortfall:+.3f} [{r.d_low:+.3f}, {r.d_high:+.3f}] | "
                      f"{r.median_dist:.3f} |")  # fmt: skip
+    if (rows["column"] == "current").sum() >= 3:
+        fit = cost_fit(rows)
+        lines += ["", "## Cost-model fit (`pipeline/cost_calibration.json`, kg)", "",
+                  f"acq = {fit['a']:.3g} · (n/100)^{fit['b']:.2f} · (1 + d/10)^{fit['c']:.2f} "
+                  "CPU s at the reference effort (10 restarts, 512 raw samples, 64 fantasies); "
+                  f"share of a step that does not scale with fantasies: {fit['fantasy_fixed']:.2f}."]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -194,6 +255,8 @@ def _backfill_v0(rows: pd.DataFrame) -> pd.DataFrame:
     """Add ``v0`` to rows written before it was recorded (the states are deterministic)."""
     if not len(rows) or ("v0" in rows and rows["v0"].notna().all()):
         return rows
+    if "kg_ref" in rows and rows["kg_ref"].isna().all():
+        return rows  # a timing-only table
     rows = rows.copy()
     if "v0" not in rows:
         rows["v0"] = np.nan
@@ -213,6 +276,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--columns", type=json.loads, default=COLUMNS)
     parser.add_argument("--out", type=Path, default=Path("docs/kg-speed.md"))
+    parser.add_argument("--no-reference", action="store_true",
+                        help="timing only (no reference KG), e.g. for high-d states")  # fmt: skip
     args = parser.parse_args(argv)
     import torch
 
@@ -226,7 +291,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             for n in args.sizes:
                 if (problem, dim, n, seed) in done:
                     continue
-                new = pd.DataFrame(run_state(problem, dim, n, seed, args.columns))
+                new = pd.DataFrame(
+                    run_state(problem, dim, n, seed, args.columns, not args.no_reference)
+                )
                 rows = pd.concat([rows, new], ignore_index=True) if len(rows) else new
                 atomic_write_text(rows.to_csv(index=False), csv)
                 atomic_write_text(render_markdown(rows), args.out)

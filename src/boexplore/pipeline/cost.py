@@ -117,7 +117,8 @@ def bo_iteration_seconds(
         return 0.0, 0.0
     bo_cal = cal["bo"]
     fit = _power(bo_cal["fit"], n, d) * fit_schedule_scale(bo)
-    acq_coef = {**bo_cal["acq_shape"], "a": bo_cal["acq_scale"].get(method.base, 1.0)}
+    shape = {**bo_cal["acq_shape"], **bo_cal.get("acq_shape_by_method", {}).get(method.base, {})}
+    acq_coef = {**shape, "a": bo_cal["acq_scale"].get(method.base, 1.0)}
     acq = _power(acq_coef, n, d) * _acq_scale(method, bo, cal)
     timeout = bo.get("acq_timeout")
     if timeout:

@@ -1,0 +1,59 @@
+"""The qKG benchmark's statistics (shortfall, pooled comparison, cost fit) and one real step."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from boexplore.bench.kg import _state, compare, cost_fit, kg_step, shortfalls
+
+
+def _rows() -> pd.DataFrame:
+    rows = []
+    for problem, dim in (("a", 2), ("b", 6)):
+        for n in (20, 80):
+            for seed in range(3):
+                v0 = 1.0
+                for column, fant, r, raw, gain, cpu in (
+                    ("current", 64, 10, 1024, 0.5, 10.0),
+                    ("half", 64, 5, 512, 0.5, 5.0),
+                    ("cheap", 32, 5, 512, 0.5, 4.0),
+                    ("broken", 64, 1, 16, 0.0, 1.0),
+                ):
+                    cost = cpu * (n / 100) ** 0.7 * (1 + dim / 10) ** 1.5
+                    rows.append({"problem": problem, "dim": dim, "n": n, "seed": seed,
+                                 "column": column, "fantasies": fant, "num_restarts": r,
+                                 "raw_samples": raw, "cpu_s": cost, "kg_ref": v0 + gain,
+                                 "v0": v0, "x": "[0.5, 0.5]"})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_shortfall_is_zero_for_the_best_column_and_one_for_no_gain():
+    s = shortfalls(_rows())
+    assert s.loc[s.column == "current", "shortfall"].eq(0).all()
+    assert s.loc[s.column == "broken", "shortfall"].eq(1).all()
+    # a state where no column gains over v0 says nothing and is dropped
+    flat = _rows().assign(kg_ref=1.0)
+    assert shortfalls(flat).empty
+
+
+def test_compare_pools_all_states_and_flags_the_control():
+    cmp = compare(_rows()).set_index(["problem", "column"])
+    assert cmp.loc[("all problems", "cheap"), "states"] == 12
+    assert cmp.loc[("all problems", "cheap"), "speedup"] == pytest.approx(2.5)
+    assert cmp.loc[("all problems", "cheap"), "d_shortfall"] == pytest.approx(0.0)
+    # control: a column that never gains is one full shortfall worse than the current one
+    assert cmp.loc[("all problems", "broken"), "d_shortfall"] == pytest.approx(1.0)
+
+
+def test_cost_fit_recovers_the_power_law():
+    fit = cost_fit(_rows())
+    assert fit["b"] == pytest.approx(0.7) and fit["c"] == pytest.approx(1.5)
+    # cheap (32 fantasies) / half (64, same effort) = 0.8 = f + (1 - f) * 0.5 -> f = 0.6
+    assert fit["fantasy_fixed"] == pytest.approx(0.6)
+    assert np.isfinite(fit["a"]) and fit["a"] > 0
+
+
+def test_one_real_qkg_step():
+    model, bounds = _state("branin", 2, 8, 0)
+    x, cpu = kg_step(model, bounds, {"fantasies": 4, "num_restarts": 2, "raw_samples": 16}, 0)
+    assert x.shape == (1, 2) and bool(((x >= 0) & (x <= 1)).all()) and cpu > 0
