@@ -87,12 +87,14 @@ def _acq_scale(method: MethodSpec, bo: Mapping[str, Any], cal: Mapping[str, Any]
     raw = float(bo.get("raw_samples", REF_RAW))
     effort = 0.7 * restarts / REF_RESTARTS + 0.3 * raw / REF_RAW
     fixed = (
-        cal["bo"].get("fixed_acq_share", {}).get(method.base, FIXED_ACQ_SHARE.get(method.base, 0.3))
+        cal.get("bo", {})
+        .get("fixed_acq_share", {})
+        .get(method.base, FIXED_ACQ_SHARE.get(method.base, 0.3))
     )
     scale = fixed + (1.0 - fixed) * effort
     if method.base == "kg":
         # share of a qKG step that does not scale with the fantasies (boexplore.bench.kg)
-        fixed_f = float(cal["bo"].get("kg_fantasy_fixed", 0.0))
+        fixed_f = float(cal.get("bo", {}).get("kg_fantasy_fixed", 0.0))
         scale *= fixed_f + (1.0 - fixed_f) * float(method.params.get("fantasies", 64)) / 64.0
     return scale * batch_factor(method.q)
 
