@@ -38,7 +38,7 @@ def test_shifted_exploration_or_worse_best_fails():
     for metric, shift in (("otsd_norm", 1.0), ("oe", -1.0), ("best", -1.0)):
         d = _decide(_rows({metric: shift}))
         assert not d["holds"], metric
-        assert not d[metric]["within"]
+        assert not d[metric]["ok"]
     # a better final best is not held against the cheaper settings
     assert _decide(_rows({"best": 1.0}))["holds"]
 

@@ -184,25 +184,37 @@ def paired_comparison(rows: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
 DECISION_METRICS: dict[str, str] = {"best": "lower", "otsd_norm": "shift", "oe": "shift"}
 
 
-#: Equivalence margin of the pooled test, in seed standard deviations of the reference column.
-EQUIVALENCE_SD = 0.5
+#: Fewest seed pairs (over all cells) for which the pooled sign test may declare "holds".
+MIN_PAIRS = 30
+
+
+def _sign_test(diffs: np.ndarray, direction: str) -> tuple[int, int, float]:
+    """(pairs lower, pairs higher, p-value) of the exact sign test of pooled seed differences;
+    one-sided towards "lower" for ``direction == "lower"``, two-sided otherwise."""
+    from scipy import stats
+
+    lower, higher = int((diffs < 0).sum()), int((diffs > 0).sum())
+    n = lower + higher
+    if n == 0:
+        return lower, higher, 1.0
+    alternative = "greater" if direction == "lower" else "two-sided"
+    return lower, higher, float(stats.binomtest(lower, n, 0.5, alternative=alternative).pvalue)
 
 
 def quality_decision(paired: pd.DataFrame, alpha: float = 0.05) -> dict[str, Any]:
-    """Fixed rule: quality holds when no cell differs and the pooled shift is within noise.
+    """Fixed rule: quality holds when no cell differs and the pooled signs show no shift.
 
     ``paired``: rows of :func:`paired_seed_differences` (one per (problem, method) cell; the
-    seed differences cheaper − reference and the reference values per metric). Two checks
-    per metric:
+    seed differences cheaper − reference per metric). Two checks per metric:
 
     * per cell, a two-sided paired t-test over seeds, Holm-corrected over the cells; a cell
       counts against when significant in the direction of :data:`DECISION_METRICS`;
-    * pooled, every seed difference divided by its cell's seed SD of the reference column,
-      with a 95 % t interval of the mean over all of them; it must lie within
-      ±:data:`EQUIVALENCE_SD` (for ``best`` only its lower end counts): an equivalence test,
-      so that too few seeds cannot pass for "no difference".
+    * pooled over all cells and seeds, an exact sign test of the differences (one-sided
+      "lower" for the final best, two-sided for the exploration metrics): scale-free, so a
+      cell whose seeds all agree to 1e-4 cannot dominate it. It needs at least
+      :data:`MIN_PAIRS` pairs to declare "holds" (too few seeds cannot pass for "no shift").
 
-    Returns per metric the cells against and the pooled interval, and ``holds``.
+    Returns per metric the cells against and the sign counts, and ``holds``.
     """
     from boexplore.analysis.stats import holm, paired_t_two_sided
 
@@ -216,17 +228,14 @@ def quality_decision(paired: pd.DataFrame, alpha: float = 0.05) -> dict[str, Any
             bool(p_adj < alpha and (direction == "shift" or mean < 0))
             for p_adj, (_, mean) in zip(adjusted, tests, strict=True)
         )
-        scaled = [
-            d / sd
-            for d, ref in zip(diffs, paired[f"ref_{metric}"], strict=True)
-            if len(ref) > 1 and (sd := float(np.std(np.asarray(ref, float), ddof=1))) > 0
-        ]
-        m, lo, hi = _t_interval(np.concatenate(scaled)) if scaled else (math.nan,) * 3
-        within = math.isfinite(lo) and lo > -EQUIVALENCE_SD
-        if direction == "shift":
-            within = within and hi < EQUIVALENCE_SD
-        out[metric] = {"against": int(against), "pooled": (m, lo, hi), "within": within}
-        holds = holds and against == 0 and within
+        pooled = np.concatenate(diffs) if diffs else np.array([])
+        pooled = pooled[np.isfinite(pooled)]
+        lower, higher, p_sign = _sign_test(pooled, direction)
+        enough = len(pooled) >= MIN_PAIRS
+        out[metric] = {"against": int(against), "lower": lower, "higher": higher,
+                       "p_sign": p_sign, "pairs": len(pooled),
+                       "ok": against == 0 and p_sign >= alpha and enough}  # fmt: skip
+        holds = holds and out[metric]["ok"]
     out["holds"] = holds
     return out
 
@@ -247,7 +256,6 @@ def paired_seed_differences(rows: pd.DataFrame, a: str, b: str, by: str = "colum
         rec = dict(zip(cell, key, strict=True))
         for metric in DECISION_METRICS:
             rec[f"diff_{metric}"] = (wide[metric][a] - wide[metric][b]).to_numpy()
-            rec[f"ref_{metric}"] = wide[metric][b].to_numpy()
         out.append(rec)
     return pd.DataFrame(out)
 
@@ -265,11 +273,11 @@ def _decision_lines(rows: pd.DataFrame) -> list[str]:
              "Per metric: (i) two-sided paired t-tests over seeds in every (problem, method) "
              "cell, Holm-corrected over the cells at α = 0.05; a cell counts against the "
              "cheaper settings when its final best is significantly lower, or its final OTSD/ψ "
-             "or OE significantly shifted either way; (ii) an equivalence test: every seed "
-             "difference in units of its cell's seed SD (reference column), pooled over cells, "
-             f"95 % t interval within ±{EQUIVALENCE_SD} SD (for best: above −{EQUIVALENCE_SD}). "
-             "Quality holds when no cell counts against and every pooled interval is within. "
-             "Cells: cells against; pooled mean shift [95 % interval] in seed SDs.",
+             "or OE significantly shifted either way; (ii) an exact sign test of all seed "
+             "differences pooled over the cells (one-sided 'lower' for best, two-sided for "
+             f"OTSD/ψ and OE) at α = 0.05, with at least {MIN_PAIRS} pairs. Quality holds "
+             "when no cell counts against and no sign test rejects. Cells: cells against; "
+             "pairs lower / higher; sign-test p.",
              "", "| comparison | cells | best | OTSD/ψ | OE | holds |",
              "|---|---|---|---|---|---|"]  # fmt: skip
     for name, paired in checks:
@@ -279,10 +287,9 @@ def _decision_lines(rows: pd.DataFrame) -> list[str]:
         cells = []
         for metric in DECISION_METRICS:
             r = d[metric]
-            m, lo, hi = r["pooled"]
-            mark = "✓" if r["within"] and not r["against"] else "✗"
-            cells.append(f"{r['against']} against; {_fmt(m, 2)} [{_fmt(lo, 2)}, {_fmt(hi, 2)}] "
-                         f"{mark}")  # fmt: skip
+            mark = "✓" if r["ok"] else "✗"
+            cells.append(f"{r['against']} against; {r['lower']} / {r['higher']}; "
+                         f"p = {r['p_sign']:.2g} {mark}")  # fmt: skip
         lines.append(f"| {name} | {d['cells']} | " + " | ".join(cells) +
                      f" | {'yes' if d['holds'] else 'no'} |")  # fmt: skip
     return lines
