@@ -29,9 +29,10 @@ def _decide(rows: pd.DataFrame) -> dict:
 
 
 def test_equal_settings_hold_at_the_nominal_error_rate():
-    # each metric's Holm family has error rate <= alpha = 0.05: three metrics, at most ~15 %
+    # six tests at alpha = 0.05 (per metric: Holm over cells, pooled sign test): the rule is
+    # tuned to catch shifts, so equal settings pass with probability about 0.95^6 = 0.74
     held = [_decide(_rows({}, seed=s))["holds"] for s in range(40)]
-    assert np.mean(held) >= 0.8
+    assert np.mean(held) >= 0.6
 
 
 def test_shifted_exploration_or_worse_best_fails():
