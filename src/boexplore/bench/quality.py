@@ -35,6 +35,11 @@ import pandas as pd
 
 CURRENT: dict[str, Any] = {"num_restarts": 10, "raw_samples": 1024, "refit_every": 1}
 PROPOSED: dict[str, Any] = {"num_restarts": 5, "raw_samples": 512, "refit_every": 4}
+#: Further candidate columns run with ``--name`` (settings over ``CURRENT``).
+CANDIDATES: dict[str, dict[str, Any]] = {
+    "proposed": PROPOSED,
+    "effort_only": {"num_restarts": 5, "raw_samples": 512, "refit_every": 1},
+}
 DEFAULT_PROBLEMS = ("branin:2", "hartmann:6", "ackley:50", "lasso_synthetic:180")
 DEFAULT_METHODS = ("logei", "ucb(beta=2)", "ts")
 BOTORCH_METHODS = ("logei", "ucb(beta=2)")
@@ -260,10 +265,16 @@ def paired_seed_differences(rows: pd.DataFrame, a: str, b: str, by: str = "colum
     return pd.DataFrame(out)
 
 
+def candidate_columns(rows: pd.DataFrame) -> list[str]:
+    """The cheaper settings columns present (everything but ``current`` and ``botorch``)."""
+    return [c for c in dict.fromkeys(rows["column"]) if c not in ("current", "botorch")]
+
+
 def _decision_lines(rows: pd.DataFrame) -> list[str]:
-    """The decision for proposed vs current, and the control that must fail the same rule."""
+    """The decision for each candidate vs current, and the controls of the same rule."""
     checks = [
-        ("proposed vs current (the decision)", paired_seed_differences(rows, "proposed", "current")),
+        *((f"{c} vs current (the decision)", paired_seed_differences(rows, c, "current"))
+          for c in candidate_columns(rows)),
         ("current vs plain BoTorch (must hold: same algorithm)",
          paired_seed_differences(rows, "current", "botorch")),
         ("control: ucb(beta=2) vs logei under `current` (must fail: a real exploration "
@@ -324,7 +335,7 @@ def render_markdown(rows: pd.DataFrame, columns: Mapping[str, Mapping[str, Any]]
             f"({_fmt(g['fit_s'].mean())} + {_fmt(g['acq_s'].mean())}) | {ms(g['best'])} | "
             f"{ms(g['otsd_norm'])} | {ms(g['oe'])} |"
         )
-    for a, b in (("proposed", "current"), ("current", "botorch")):
+    for a, b in (*((c, "current") for c in candidate_columns(rows)), ("current", "botorch")):
         cmp = paired_comparison(rows, a, b)
         if cmp.empty:
             continue
@@ -382,28 +393,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-botorch", action="store_true", help="skip the plain-BoTorch column")
     parser.add_argument("--out", type=Path, default=Path("docs/bo-speed.md"))
     parser.add_argument("--report-only", action="store_true", help="re-render from the CSV")
+    parser.add_argument("--name", default="proposed",
+                        help=f"name of the candidate column (known: {', '.join(CANDIDATES)})")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.proposed is PROPOSED and args.name in CANDIDATES:
+        args.proposed = CANDIDATES[args.name]
 
     import torch
 
     torch.set_num_threads(1)
-    columns = {"current": CURRENT, "proposed": {**CURRENT, **args.proposed}}
+    columns = {"current": CURRENT, args.name: {**CURRENT, **args.proposed}}
     if not args.no_botorch:
         columns = {"botorch": CURRENT, **columns}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     csv = args.out.with_suffix(".csv")
     rows = pd.read_csv(csv) if csv.exists() else pd.DataFrame(columns=KEY)
     done = {tuple(r) for r in rows[KEY].itertuples(index=False)}
-    estimate = {
-        "current": paper_cpu_hours(columns["current"]),
-        "proposed": paper_cpu_hours(columns["proposed"]),
-    }
+    run_columns = list(columns)
+    for name in candidate_columns(rows) if len(rows) else []:
+        columns.setdefault(name, {**CURRENT, **CANDIDATES.get(name, {})})
+    estimate = {name: paper_cpu_hours(cfg) for name, cfg in columns.items() if name != "botorch"}
     cells = [
         (p, d, m, c, s)
         for s in range(args.seeds)
         for p, d in args.problems
         for m in args.methods
-        for c in columns
+        for c in run_columns
         if not (c == "botorch" and m not in BOTORCH_METHODS)
     ]
     for i, (p, d, m, c, s) in enumerate(cells):
