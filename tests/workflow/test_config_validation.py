@@ -127,13 +127,19 @@ def test_exclusion_and_run_table(smoke: dict) -> None:
     runs = run_table(cfg)
     assert is_excluded(cfg, "hartmann6_d50", "kg")
     assert not any(r["problem"] == "hartmann6_d50" and r["method"] == "kg" for r in runs)
-    n_expected = len(cfg["problems"]) * len(cfg["methods"]) * len(cfg["seeds"]) - 3 * len(cfg["seeds"])
+    n_expected = len(cfg["problems"]) * len(cfg["methods"]) * len(cfg["seeds"]) - 3 * len(
+        cfg["seeds"]
+    )
     assert len(runs) == n_expected
     assert {r["chunk"] for r in runs} == {f"seed{s}" for s in cfg["seeds"]}
 
 
 def test_seed_chunks() -> None:
-    assert seed_chunks([3, 0, 1, 2, 4], 2) == [("seeds0-1", [0, 1]), ("seeds2-3", [2, 3]), ("seed4", [4])]
+    assert seed_chunks([3, 0, 1, 2, 4], 2) == [
+        ("seeds0-1", [0, 1]),
+        ("seeds2-3", [2, 3]),
+        ("seed4", [4]),
+    ]
     assert seed_chunks([5], 3) == [("seed5", [5])]
 
 

@@ -9,7 +9,15 @@ from wfhelpers import CONFIGS, REPO, run_snakemake
 @pytest.mark.parametrize("name", CONFIGS)
 def test_dry_run(name: str, tmp_path) -> None:
     proc = run_snakemake(
-        ["-n", "--quiet", "rules", "--cores", "2", "--configfile", str(REPO / "config" / f"{name}.yaml")],
+        [
+            "-n",
+            "--quiet",
+            "rules",
+            "--cores",
+            "2",
+            "--configfile",
+            str(REPO / "config" / f"{name}.yaml"),
+        ],
         cwd=tmp_path,
         timeout=600,  # paper: ~8,400 jobs (one seed per expensive / high-d BO job), ~25 CPU-s
     )
@@ -22,7 +30,13 @@ def test_dry_run(name: str, tmp_path) -> None:
 
 def test_dry_run_slurm_profile(tmp_path) -> None:
     proc = run_snakemake(
-        ["-n", "--profile", str(REPO / "profiles" / "slurm"), "--configfile", str(REPO / "config" / "smoke.yaml")],
+        [
+            "-n",
+            "--profile",
+            str(REPO / "profiles" / "slurm"),
+            "--configfile",
+            str(REPO / "config" / "smoke.yaml"),
+        ],
         cwd=tmp_path,
         timeout=180,
     )
@@ -34,7 +48,9 @@ def test_bad_config_rejected_before_jobs(tmp_path) -> None:
     bad.write_text(
         "run_name: bad\nproblems: {b: {name: branin, dim: 2}}\nmethods: {m: random}\nseeds: [0]\nbudget: -1\n"
     )
-    proc = run_snakemake(["-n", "--cores", "1", "--configfile", str(bad)], cwd=tmp_path, timeout=120)
+    proc = run_snakemake(
+        ["-n", "--cores", "1", "--configfile", str(bad)], cwd=tmp_path, timeout=120
+    )
     assert proc.returncode != 0
     assert "budget" in proc.stderr + proc.stdout
     assert not (tmp_path / "results").exists()

@@ -70,7 +70,12 @@ def test_aggregate_attaches_metadata(scored) -> None:
 
 def test_bounds_hold_on_real_scores(scored) -> None:
     root, _, metrics = scored
-    aggregate_metrics(metrics, {"random": "random", "ucb_high": "ucb"}, {"p": {"name": "ackley"}}, root / "m.parquet")
+    aggregate_metrics(
+        metrics,
+        {"random": "random", "ucb_high": "ucb"},
+        {"p": {"name": "ackley"}},
+        root / "m.parquet",
+    )
     summary = bound_checks(root / "m.parquet", root / "b.parquet", root / "b.csv")
     assert (summary["frac_inside_both_min"] == 1.0).all()
     assert (summary["median_ratio_to_lb"] >= 1.0).all()
@@ -79,8 +84,14 @@ def test_bounds_hold_on_real_scores(scored) -> None:
 def test_bound_violation_is_detected() -> None:
     metrics = pd.DataFrame(
         {
-            "problem": "p", "dim": 2, "method": "m", "seed": 0, "n": [1, 2, 3],
-            "otsd": [0.0, 1.0, 5.0], "otsd_lb": [0.0, 0.5, 6.0], "psi": [1.0, 9.0, 9.0],
+            "problem": "p",
+            "dim": 2,
+            "method": "m",
+            "seed": 0,
+            "n": [1, 2, 3],
+            "otsd": [0.0, 1.0, 5.0],
+            "otsd_lb": [0.0, 0.5, 6.0],
+            "psi": [1.0, 9.0, 9.0],
             "otsd_norm": [0.0, 0.1, 0.5],
         }
     )
