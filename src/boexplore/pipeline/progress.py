@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import time
 from collections.abc import Iterable, Mapping
@@ -41,12 +42,14 @@ PRIOR_SHARE = 0.1
 def cost_fraction(costs: Mapping[str, float], done: Iterable[str]) -> float:
     """Share of the predicted cost of ``costs`` (job -> CPU s) that the ``done`` jobs carry.
 
-    Jobs outside ``costs`` are ignored; an empty plan counts as finished (1.0).
+    Jobs outside ``costs`` are ignored; an empty plan counts as finished (1.0). Sums use
+    ``math.fsum`` (correctly rounded, so independent of the order of the jobs): the fraction is
+    exactly 1.0 when every job is done and never decreases as jobs finish.
     """
-    total = sum(max(c, 0.0) for c in costs.values())
+    total = math.fsum(max(c, 0.0) for c in costs.values())
     if total <= 0.0:
         return 1.0
-    got = sum(max(costs[k], 0.0) for k in set(done) if k in costs)
+    got = math.fsum(max(costs[k], 0.0) for k in set(done) if k in costs)
     return min(1.0, got / total)
 
 
