@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import time
@@ -237,5 +238,8 @@ def test_fraction_does_not_depend_on_the_order_of_the_jobs() -> None:
     # for another order of the same jobs
     costs = {"b": 0.0, "c": 1.2556982884125318, "f": 262141.0, "af": 1.0795502910914365,
              "dec": 1.9845310206874274}  # fmt: skip
-    orders = [["dec", "af", "c", "f"], ["f", "c", "af", "dec"], ["af", "f", "dec", "c"]]
-    assert {pg.cost_fraction(costs, order) for order in orders} == {1.0}
+    fractions = {
+        pg.cost_fraction({k: costs[k] for k in order}, ["dec", "af", "c", "f"])
+        for order in itertools.permutations(costs)
+    }
+    assert fractions == {1.0}
