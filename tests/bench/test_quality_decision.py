@@ -55,3 +55,12 @@ def test_method_control_compares_methods_under_one_column():
     rows["column"] = "current"
     paired = paired_seed_differences(rows, "ucb", "logei", by="method")
     assert len(paired) == 6 and len(paired.iloc[0]["diff_best"]) == 5
+
+
+def test_paper_estimate_runs_from_any_directory(tmp_path, monkeypatch):
+    from boexplore.bench.quality import CANDIDATES, CURRENT, paper_cpu_hours
+
+    monkeypatch.chdir(tmp_path)
+    current = paper_cpu_hours(CURRENT)
+    cheaper = paper_cpu_hours({**CURRENT, **CANDIDATES["effort_only"]})
+    assert current > cheaper > 0

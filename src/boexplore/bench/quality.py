@@ -370,7 +370,11 @@ def paper_cpu_hours(
 
     from boexplore.pipeline import cost
 
-    config = yaml.safe_load(Path(config_path).read_text())
+    path = Path(config_path)
+    if not path.exists() and not path.is_absolute():
+        # run from outside the checkout: the config next to this source tree's src/
+        path = Path(__file__).resolve().parents[3] / config_path
+    config = yaml.safe_load(path.read_text())
     config["bo"] = {**config.get("bo", {}), **dict(bo_overrides)}
     return sum(j.cpu_s for j in cost.workflow_job_costs(config) if j.rule == "bo_run") / 3600.0
 
