@@ -167,17 +167,10 @@ def _t_interval(diff: np.ndarray) -> tuple[float, float, float]:
 def paired_comparison(rows: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """Per (problem, method): speed-up b/a and paired differences a − b with 95 % t intervals."""
     out = []
-    for (prob, dim, method), grp in rows.groupby(["problem", "dim", "method"], sort=False):
-        wide = grp.pivot_table(index="seed", columns="column",
-                               values=["iter_s", "best", "otsd_norm", "oe"])  # fmt: skip
-        if a not in wide["best"].columns or b not in wide["best"].columns:
-            continue
-        paired = wide.dropna()
-        rec: dict[str, Any] = {"problem": prob, "dim": dim, "method": method,
-                               "seeds": len(paired)}  # fmt: skip
-        rec["speedup"] = float(paired["iter_s"][b].mean() / paired["iter_s"][a].mean())
+    for cell in paired_seed_differences(rows, a, b).to_dict("records"):
+        rec = {k: cell[k] for k in ("problem", "dim", "method", "seeds", "speedup")}
         for metric in ("best", "otsd_norm", "oe"):
-            m, lo, hi = _t_interval((paired[metric][a] - paired[metric][b]).to_numpy())
+            m, lo, hi = _t_interval(cell[f"diff_{metric}"])
             rec[f"d_{metric}"], rec[f"d_{metric}_lo"], rec[f"d_{metric}_hi"] = m, lo, hi
             rec[f"{metric}_within_noise"] = bool(lo <= 0.0 <= hi) if math.isfinite(lo) else None
         out.append(rec)
@@ -246,19 +239,24 @@ def quality_decision(paired: pd.DataFrame, alpha: float = 0.05) -> dict[str, Any
 
 
 def paired_seed_differences(rows: pd.DataFrame, a: str, b: str, by: str = "column") -> pd.DataFrame:
-    """Per (problem, method) cell: the seed-paired differences ``a − b`` of every metric.
+    """Per (problem, method) cell: the seed-paired differences ``a − b`` of every metric, the
+    number of paired seeds and (with CPU data) the speed-up ``b / a`` per iteration.
 
     ``by="column"`` compares two settings columns of one method; ``by="method"`` compares two
     methods under one column (the control: a real difference in exploration).
     """
     cell = ["problem", "dim", "method"] if by == "column" else ["problem", "dim", "column"]
+    values = [*DECISION_METRICS, *(["iter_s"] if "iter_s" in rows else [])]
     out = []
     for key, grp in rows.groupby(cell, sort=False):
-        wide = grp.pivot_table(index="seed", columns=by, values=list(DECISION_METRICS))
+        wide = grp.pivot_table(index="seed", columns=by, values=values)
         if a not in wide["best"].columns or b not in wide["best"].columns:
             continue
         wide = wide.dropna()
         rec = dict(zip(cell, key, strict=True))
+        rec["seeds"] = len(wide)
+        if "iter_s" in values:
+            rec["speedup"] = float(wide["iter_s"][b].mean() / wide["iter_s"][a].mean())
         for metric in DECISION_METRICS:
             rec[f"diff_{metric}"] = (wide[metric][a] - wide[metric][b]).to_numpy()
         out.append(rec)
