@@ -50,6 +50,10 @@ DEFAULT_PROBLEMS = ("branin:2", "hartmann:6", "ackley:10")
 SHORTFALL_MARGIN = 0.10
 DEFAULT_SIZES = (15, 40)
 KEY = ["problem", "dim", "n", "seed", "column"]
+STATE = ["problem", "dim", "n", "seed"]
+#: The control column (``--control``): a uniform random point, scored like the others. It
+#: must fail the acceptance rule, or the rule cannot tell a good step from a useless one.
+RANDOM_POINT = "random point"
 
 
 def _state(problem_name: str, dim: int, n: int, seed: int) -> tuple[Any, Any]:
@@ -79,7 +83,10 @@ def _kg(model: Any, fantasies: int, seed: int) -> Any:
 
 
 def kg_step(model: Any, bounds: Any, settings: Mapping[str, int], seed: int) -> tuple[Any, float]:
-    """One qKG step as the engine runs it; returns (chosen point (1, d), CPU seconds)."""
+    """One qKG step as the engine runs it; returns (chosen point (1, d), CPU seconds).
+
+    ``fantasies = 0`` is the control: a uniform random point in ``bounds``.
+    """
     import torch
     from botorch.optim import optimize_acqf
 
@@ -87,6 +94,10 @@ def kg_step(model: Any, bounds: Any, settings: Mapping[str, int], seed: int) -> 
 
     torch.manual_seed(seed)
     start = time.process_time()
+    if int(settings["fantasies"]) == 0:
+        lo, hi = bounds[0], bounds[1]
+        X = lo + (hi - lo) * torch.rand(1, bounds.shape[-1], dtype=bounds.dtype)
+        return X, time.process_time() - start
     acqf = _kg(model, int(settings["fantasies"]), seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -133,21 +144,39 @@ def max_posterior_mean(model: Any, bounds: Any) -> float:
     return float(value)
 
 
+def optimizer_seeds(seed: int, count: int) -> list[int]:
+    """The optimiser seeds of one state: the state seed first (the pilot's one-seed rows),
+    then ``seed + 1000 j``, so states never share an optimiser seed."""
+    return [seed + 1000 * j for j in range(count)]
+
+
 def run_state(problem_name: str, dim: int, n: int, seed: int,
               columns: Mapping[str, Mapping[str, int]],
-              reference: bool = True) -> list[dict[str, Any]]:  # fmt: skip
-    """All columns on one GP state; rows carry CPU seconds, reference KG and the point
-    (``reference=False``: timing only, for states where the reference is too costly)."""
+              reference: bool = True, opt_seeds: int = 1) -> list[dict[str, Any]]:  # fmt: skip
+    """All columns on one GP state, each with ``opt_seeds`` optimiser seeds; rows carry CPU
+    seconds, reference KG (and its CPU) and the point (``reference=False``: timing only, for
+    states where the reference is too costly)."""
     model, bounds = _state(problem_name, dim, n, seed)
     v0 = max_posterior_mean(model, bounds) if reference else float("nan")
     rows = []
-    for name, settings in columns.items():
-        X, cpu = kg_step(model, bounds, settings, seed)
-        kg = reference_kg(model, bounds, X) if reference else float("nan")
-        rows.append({"problem": problem_name, "dim": dim, "n": n, "seed": seed, "column": name,
-                     **settings, "cpu_s": cpu, "kg_ref": kg, "v0": v0,
-                     "x": json.dumps([round(float(v), 6) for v in X.reshape(-1)])})  # fmt: skip
+    for opt_seed in optimizer_seeds(seed, opt_seeds):
+        for name, settings in columns.items():
+            X, cpu = kg_step(model, bounds, settings, opt_seed)
+            start = time.process_time()
+            kg = reference_kg(model, bounds, X) if reference else float("nan")
+            rows.append({"problem": problem_name, "dim": dim, "n": n, "seed": seed,
+                         "opt_seed": opt_seed, "column": name, **settings, "cpu_s": cpu,
+                         "kg_ref": kg, "ref_cpu_s": time.process_time() - start, "v0": v0,
+                         "x": json.dumps([round(float(v), 6) for v in X.reshape(-1)])})  # fmt: skip
     return rows
+
+
+def _with_opt_seed(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows written before optimiser seeds were recorded ran with the state seed."""
+    if "opt_seed" in rows and rows["opt_seed"].notna().all():
+        return rows
+    fill = rows["seed"] if "opt_seed" not in rows else rows["opt_seed"].fillna(rows["seed"])
+    return rows.assign(opt_seed=fill.astype(int))
 
 
 def shortfalls(rows: pd.DataFrame) -> pd.DataFrame:
@@ -155,22 +184,42 @@ def shortfalls(rows: pd.DataFrame) -> pd.DataFrame:
 
     ``(best kg_ref of the state over all columns - kg_ref) / (best - v0)``: 0 for the column
     that found the best point, 1 for a point no better than the posterior-mean maximum.
-    States where no column gains (best <= v0) carry no information and are dropped.
+    The best is taken over every column and optimiser seed of the state. States where no
+    column gains (best <= v0) carry no information and are dropped.
     """
-    state = ["problem", "dim", "n", "seed"]
-    best = rows.groupby(state)["kg_ref"].transform("max")
+    best = rows.groupby(STATE)["kg_ref"].transform("max")
     gain = best - rows["v0"]
     out = rows.assign(shortfall=(best - rows["kg_ref"]) / gain.where(gain > 0))
     return out[out["shortfall"].notna()]
 
 
+def _distance(u: str, v: str) -> float:
+    return float(np.linalg.norm(np.array(json.loads(u)) - np.array(json.loads(v))))
+
+
+def per_state(rows: pd.DataFrame, base: str = "current") -> pd.DataFrame:
+    """One row per (state, column): shortfall and CPU averaged over the optimiser seeds, and
+    the mean distance to the ``base`` column's point of the same optimiser seed."""
+    rows = _with_opt_seed(shortfalls(rows))
+    base_x = rows[rows["column"] == base].set_index([*STATE, "opt_seed"])["x"]
+    dist = [
+        _distance(r.x, base_x.loc[k]) if (k := (r.problem, r.dim, r.n, r.seed, r.opt_seed))
+        in base_x.index else np.nan
+        for r in rows.itertuples(index=False)
+    ]  # fmt: skip
+    rows = rows.assign(dist=dist)
+    out = rows.groupby([*STATE, "column"], sort=False).agg(
+        shortfall=("shortfall", "mean"), cpu_s=("cpu_s", "mean"), dist=("dist", "mean"),
+        opt_seeds=("opt_seed", "nunique"))  # fmt: skip
+    out = out.reset_index()
+    return out.assign(state=out[STATE].astype(str).agg(":".join, axis=1))
+
+
 def compare(rows: pd.DataFrame, base: str = "current") -> pd.DataFrame:
     """Per (problem, column): speed-up, mean KG shortfall and its paired difference from
-    ``base`` (95 % t interval over states), and the median distance between the points."""
-    rows = shortfalls(rows)
-    rows = rows.assign(
-        state=rows[["problem", "dim", "n", "seed"]].astype(str).agg(":".join, axis=1)
-    )
+    ``base`` (95 % t interval over states, each state averaged over its optimiser seeds),
+    and the median distance between the points."""
+    rows = per_state(rows, base)
     pooled = rows.assign(problem="all problems", dim="")
     ref = rows[rows["column"] == base].set_index("state")
     out = []
@@ -184,15 +233,11 @@ def compare(rows: pd.DataFrame, base: str = "current") -> pd.DataFrame:
         b = ref.loc[common]
         diff = g.loc[common, "shortfall"].to_numpy() - b["shortfall"].to_numpy()
         mean, lo, hi = _t_interval(diff)
-        dist = [
-            float(np.linalg.norm(np.array(json.loads(u)) - np.array(json.loads(v))))
-            for u, v in zip(g.loc[common, "x"], b["x"], strict=True)
-        ]
         out.append({"problem": problem, "dim": dim, "column": column, "states": len(common),
                     "speedup": b["cpu_s"].mean() / g.loc[common, "cpu_s"].mean(),
                     "shortfall": float(g.loc[common, "shortfall"].mean()),
                     "d_shortfall": mean, "d_low": lo, "d_high": hi,
-                    "median_dist": float(np.median(dist))})  # fmt: skip
+                    "median_dist": float(np.median(g.loc[common, "dist"]))})  # fmt: skip
     return pd.DataFrame(out)
 
 
@@ -213,9 +258,10 @@ def cost_fit(rows: pd.DataFrame) -> dict[str, float]:
     r0, s0 = cur.iloc[0][["num_restarts", "raw_samples"]]
     effort = 0.7 * r0 / REF_RESTARTS + 0.3 * s0 / REF_RAW
     shares = []
-    key = ["problem", "dim", "n", "seed", "num_restarts", "raw_samples"]
+    rows = _with_opt_seed(rows)
+    key = ["problem", "dim", "n", "seed", "opt_seed", "num_restarts", "raw_samples"]
     full = rows[rows["fantasies"] == 64].set_index(key)["cpu_s"]
-    for _, r in rows[rows["fantasies"] < 64].iterrows():
+    for _, r in rows[(rows["fantasies"] > 0) & (rows["fantasies"] < 64)].iterrows():
         k = tuple(r[key])
         if k in full.index:
             ratio, frac = r["cpu_s"] / full.loc[k], r["fantasies"] / 64.0
@@ -224,17 +270,22 @@ def cost_fit(rows: pd.DataFrame) -> dict[str, float]:
     return {"a": float(np.exp(log_a) / effort), "b": float(b), "c": float(c), "fantasy_fixed": f}
 
 
-def render_markdown(rows: pd.DataFrame) -> str:
+def render_markdown(
+    rows: pd.DataFrame, title: str = "qKG step: CPU and knowledge gradient reached"
+) -> str:
     """Per-column CPU and the paired comparison with the current settings."""
-    lines = ["# qKG step: CPU and knowledge gradient reached", "",
+    seeds = int(_with_opt_seed(rows).groupby(STATE)["opt_seed"].nunique().max())
+    lines = [f"# {title}", "",
              "Generated by `python -m boexplore.bench.kg` (see its docstring). Reference KG: "
-             f"{REFERENCE['fantasies']} fantasies, fixed sampler, inner maximisation.", "",
+             f"{REFERENCE['fantasies']} fantasies, fixed sampler, inner maximisation. "
+             f"Optimiser seeds per state and column: up to {seeds}.", "",
              "| problem | d | column | fantasies | restarts | raw | states | CPU s / step | "
              "KG gain (reference) |", "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for (p, d, c), g in rows.groupby(["problem", "dim", "column"], sort=False):
         s = g.iloc[0]
+        states = len(g.groupby(STATE))
         lines.append(f"| {p} | {d} | {c} | {s.fantasies} | {s.num_restarts} | {s.raw_samples} | "
-                     f"{len(g)} | {g.cpu_s.mean():.2f} | {(g.kg_ref - g.v0).mean():.4g} |")  # fmt: skip
+                     f"{states} | {g.cpu_s.mean():.2f} | {(g.kg_ref - g.v0).mean():.4g} |")  # fmt: skip
     cmp = compare(rows)
     lines += ["", "## KG shortfall: share of the state's best achieved gain that a column missed",
               "", "Paired over states; Δ = column − current with a 95 % t interval (negative: "
@@ -248,7 +299,7 @@ def render_markdown(rows: pd.DataFrame) -> str:
         lines.append(f"| {r.problem} | {r.dim} | {r.column} | {r.states} | {r.speedup:.2f}× | "
                      f"{r.shortfall:.3f} | {r.d_shortfall:+.3f} [{r.d_low:+.3f}, {r.d_high:+.3f}] | "
                      f"{r.median_dist:.3f} | {'yes' if r.d_high < SHORTFALL_MARGIN else 'no'} |")  # fmt: skip
-    if (rows["column"] == "current").sum() >= 3:
+    if (rows["column"] == "current").sum() >= 3 and (rows["fantasies"] > 0).any():
         fit = cost_fit(rows)
         lines += ["", "## Cost-model fit (`pipeline/cost_calibration.json`, kg)", "",
                   f"acq = {fit['a']:.3g} · (n/100)^{fit['b']:.2f} · (1 + d/10)^{fit['c']:.2f} "
@@ -280,32 +331,53 @@ def main(argv: Sequence[str] | None = None) -> int:
                         default=[_parse_problem(p) for p in DEFAULT_PROBLEMS])  # fmt: skip
     parser.add_argument("--sizes", nargs="+", type=int, default=list(DEFAULT_SIZES))
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seed-start", type=int, default=0,
+                        help="first state seed (a confirmatory set on states the pilot never saw)")  # fmt: skip
+    parser.add_argument("--optimizer-seeds", type=int, default=1,
+                        help="optimiser seeds per state and column (averaged per state)")  # fmt: skip
     parser.add_argument("--columns", type=json.loads, default=COLUMNS)
+    parser.add_argument("--control", action="store_true",
+                        help=f"add the {RANDOM_POINT!r} column (must fail the rule)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=Path("docs/kg-speed.md"))
+    parser.add_argument("--title", default="qKG step: CPU and knowledge gradient reached")
+    parser.add_argument("--report", nargs="+", type=Path, default=None, metavar="CSV",
+                        help="write --out from these result tables (e.g. parallel shards) "
+                             "and run nothing")  # fmt: skip
     parser.add_argument("--no-reference", action="store_true",
                         help="timing only (no reference KG), e.g. for high-d states")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.report:
+        rows = pd.concat([pd.read_csv(p) for p in args.report], ignore_index=True)
+        atomic_write_text(rows.to_csv(index=False), args.out.with_suffix(".csv"))
+        atomic_write_text(render_markdown(rows, args.title), args.out)
+        print(render_markdown(rows, args.title))
+        return 0
     import torch
 
     torch.set_num_threads(1)
+    columns = dict(args.columns)
+    if args.control:
+        columns[RANDOM_POINT] = {"fantasies": 0, "num_restarts": 0, "raw_samples": 0}
     csv = args.out.with_suffix(".csv")
     rows = pd.read_csv(csv) if csv.exists() else pd.DataFrame(columns=KEY)
     rows = _backfill_v0(rows)
-    done = {tuple(r) for r in rows[["problem", "dim", "n", "seed"]].itertuples(index=False)}
-    for seed in range(args.seeds):
+    done = {tuple(r) for r in rows[STATE].itertuples(index=False)}
+    for seed in range(args.seed_start, args.seed_start + args.seeds):
         for problem, dim in args.problems:
             for n in args.sizes:
                 if (problem, dim, n, seed) in done:
                     continue
-                new = pd.DataFrame(
-                    run_state(problem, dim, n, seed, args.columns, not args.no_reference)
-                )
+                new = pd.DataFrame(run_state(problem, dim, n, seed, columns,
+                                             not args.no_reference, args.optimizer_seeds))  # fmt: skip
                 rows = pd.concat([rows, new], ignore_index=True) if len(rows) else new
                 atomic_write_text(rows.to_csv(index=False), csv)
-                atomic_write_text(render_markdown(rows), args.out)
-                cpu = ", ".join(f"{r.column} {r.cpu_s:.1f} s" for r in new.itertuples())
+                atomic_write_text(render_markdown(rows, args.title), args.out)
+                cpu = ", ".join(
+                    f"{c} {g.cpu_s.mean():.1f}+{g.ref_cpu_s.mean():.1f} s"
+                    for c, g in new.groupby("column", sort=False)
+                )
                 print(f"{problem} d={dim} n={n} seed={seed}: {cpu}", flush=True)
-    print(render_markdown(rows))
+    print(render_markdown(rows, args.title))
     return 0
 
 
