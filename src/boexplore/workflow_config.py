@@ -132,6 +132,12 @@ def _semantic_errors(config: Mapping[str, Any]) -> Iterator[str]:
             except ValueError as exc:
                 yield f"config key methods.{label}: {exc}"
         yield from _method_dim_errors(config, parsed)
+    for label in (config.get("bo", {}) or {}).get("by_method", {}) or {}:
+        if label not in config["methods"]:
+            yield (
+                f"config key bo.by_method.{label}: not a label of `methods` "
+                f"(known: {', '.join(config['methods'])})"
+            )
     for i, rule in enumerate(config.get("exclude", [])):
         if not fnmatch.filter(config["problems"], rule["problem"]) or not fnmatch.filter(
             config["methods"], rule["method"]
@@ -191,6 +197,17 @@ def is_excluded(config: Mapping[str, Any], problem: str, method: str) -> bool:
         fnmatch.fnmatch(problem, r["problem"]) and fnmatch.fnmatch(method, r["method"])
         for r in config.get("exclude", [])
     )
+
+
+def method_bo_settings(config: Mapping[str, Any], method: str) -> dict[str, Any]:
+    """The ``bo`` settings of one method's runs: ``bo`` with ``bo.by_method[method]`` on top.
+
+    Without a ``by_method`` entry this is ``bo`` itself (minus the ``by_method`` table), so
+    adding an entry for one method leaves every other method's run parameters unchanged.
+    """
+    bo = dict(config.get("bo", {}) or {})
+    by_method = bo.pop("by_method", None) or {}
+    return {**bo, **dict(by_method.get(method, {}) or {})}
 
 
 def problem_design(config: Mapping[str, Any], label: str) -> tuple[int, int, int]:

@@ -12,6 +12,7 @@ from boexplore.workflow_config import (
     ConfigError,
     is_excluded,
     load_config,
+    method_bo_settings,
     run_table,
     seed_chunks,
     validate_config,
@@ -153,3 +154,29 @@ def test_slurm_test_config_validates() -> None:
     """The tiny config of `pytest -m slurm` must pass validation (that suite only runs in CI)."""
     cfg = load_config(REPO / "tests" / "workflow" / "data" / "slurm_tiny.yaml")
     assert run_table(cfg)
+
+
+def test_per_method_settings_override_bo_for_that_method_only(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["bo"]["by_method"] = {"kg": {"num_restarts": 5, "raw_samples": 512}}
+    out = validate_config(cfg)
+    kg, logei = method_bo_settings(out, "kg"), method_bo_settings(out, "logei")
+    assert (kg["num_restarts"], kg["raw_samples"]) == (5, 512)
+    assert (logei["num_restarts"], logei["raw_samples"]) == (2, 64)
+    assert kg["acq_timeout"] == logei["acq_timeout"] == 180
+    assert "by_method" not in kg and "by_method" not in logei
+    # without an entry the settings are bo itself (unchanged run parameters, no re-runs)
+    plain = {
+        k: v for k, v in validate_config(copy.deepcopy(smoke))["bo"].items() if k != "by_method"
+    }
+    assert method_bo_settings(out, "logei") == plain
+
+
+def test_per_method_settings_reject_unknown_labels_and_keys(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["bo"]["by_method"] = {"kgg": {"num_restarts": 5}}
+    _rejects(cfg, "bo.by_method.kgg", "not a label of `methods`")
+    cfg["bo"]["by_method"] = {"kg": {"num_restart": 5}}
+    _rejects(cfg, "num_restart")
+    cfg["bo"]["by_method"] = {"kg": {"num_restarts": 0}}
+    _rejects(cfg, "bo.by_method.kg.num_restarts")

@@ -137,3 +137,11 @@ def test_compare_places_a_smoke_trace(smoke_dir, tmp_path) -> None:
     assert result.user["otsd_norm"].iloc[0] == pytest.approx(own["otsd_norm"])
     assert result.user["oe_rel"].iloc[0] == pytest.approx(own["oe_rel"])
     assert "layer" in result.methods.columns  # the run's taxonomy is attached
+
+
+def test_per_method_settings_reach_their_runs_only(smoke_dir) -> None:
+    """``bo.by_method.kg`` (smoke.yaml) changes the kg runs' optimiser and nothing else."""
+    runs = smoke_dir / "logs" / "smoke" / "runs" / "branin"
+    logs = {p.parent.name: p.read_text() for p in runs.glob("*/*.log")}
+    assert "num_restarts=1" in logs["kg"] and "raw_samples=32" in logs["kg"], logs["kg"][:2000]
+    assert "num_restarts=2" in logs["logei"] and "raw_samples=64" in logs["logei"]

@@ -1,5 +1,11 @@
 # Shared helpers: config validation, the run's directories, path builders, resources.
-from boexplore.workflow_config import ConfigError, problem_design, run_table, validate_config
+from boexplore.workflow_config import (
+    ConfigError,
+    method_bo_settings,
+    problem_design,
+    run_table,
+    validate_config,
+)
 
 try:
     config = validate_config(config)  # schemas ship with the package (boexplore/schema)

@@ -10,7 +10,7 @@ rule bo_run:
         spec=lambda wc: config["methods"][wc.method],
         budget=lambda wc: run_budget(wc)[0],
         n_init=lambda wc: run_budget(wc)[1],
-        settings=config["bo"],
+        settings=lambda wc: method_bo_settings(config, wc.method),
         seeds=lambda wc: CHUNK_SEEDS[wc.chunk],
         checkpoint_dir=lambda wc: f"{RESULTS}/checkpoints/{wc.problem}/{wc.method}",
     log:

@@ -188,7 +188,7 @@ def bo_job_cost(
     cal: Mapping[str, Any] | None = None,
 ) -> JobCost:
     """Cost of one ``bo_run`` job running ``n_seeds`` seeds of (problem, method)."""
-    from boexplore.workflow_config import problem_design
+    from boexplore.workflow_config import method_bo_settings, problem_design
 
     cal = cal or config_calibration(config)
     name = config["problems"][problem]["name"]
@@ -200,7 +200,7 @@ def bo_job_cost(
         d,
         budget,
         n_init,
-        json.dumps(config.get("bo", {}), sort_keys=True),
+        json.dumps(method_bo_settings(config, method), sort_keys=True),
         json.dumps(cal, sort_keys=True),
     )
     cpu = cal["bo"]["startup_s"] + n_seeds * per_seed
@@ -517,7 +517,8 @@ def iterations_from_traces(
     """
     import pandas as pd
 
-    bo = config.get("bo", {})
+    from boexplore.workflow_config import method_bo_settings
+
     rows: list[dict[str, Any]] = []
     for file in trace_files:
         share = float((cpu_per_wall or {}).get(str(file), 1.0))
@@ -537,6 +538,7 @@ def iterations_from_traces(
             spec = parse_method(config["methods"][method])
             if spec.base in MODEL_FREE:
                 continue
+            bo = method_bo_settings(config, method)
             g = g.reset_index(drop=True)  # index = points observed before each evaluation
             for _, step in g[g["iteration"] > 0].groupby("iteration", sort=True):
                 flags = step["fallback"].astype(str)

@@ -41,6 +41,11 @@ def run_from_spec(
     problem = load_instance(problem_json)
     if checkpoint_dir is not None:
         Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
+    log.info(
+        "settings of %s: %s",
+        method_label,
+        ", ".join(f"{k}={v}" for k, v in sorted({**settings, **extra}.items())) or "defaults",
+    )
     traces = []
     for seed in seeds:
         log.info(
