@@ -64,3 +64,23 @@ def test_paper_estimate_runs_from_any_directory(tmp_path, monkeypatch):
     current = paper_cpu_hours(CURRENT)
     cheaper = paper_cpu_hours({**CURRENT, **CANDIDATES["effort_only"]})
     assert current > cheaper > 0
+
+
+def test_column_method_params_reach_only_methods_that_have_them():
+    from boexplore.bench.quality import with_method_params
+
+    assert with_method_params("kg(fantasies=64)", {"fantasies": 32}) == "kg(fantasies=32)"
+    assert with_method_params("kg+q2", {"fantasies": 16}) == "kg(fantasies=16)+q2"
+    assert with_method_params("logei+tr", {"fantasies": 32}) == "logei+tr"
+    assert with_method_params("ucb(beta=16)", {}) == "ucb(beta=16)"
+
+
+def test_paper_estimate_counts_the_fantasy_lever():
+    from boexplore.bench.quality import paper_cpu_hours
+
+    base = paper_cpu_hours({})
+    effort = paper_cpu_hours({"num_restarts": 5, "raw_samples": 512})
+    both = paper_cpu_hours(
+        {"num_restarts": 5, "raw_samples": 512, "method_params": {"fantasies": 32}}
+    )
+    assert both < effort < base
