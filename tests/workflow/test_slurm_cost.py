@@ -85,10 +85,13 @@ def test_acquisition_time_is_capped_by_the_guard(paper) -> None:
     kg = parse_method(paper["methods"]["kg"])
     bo = {**paper["bo"], "acq_timeout": 30}
     _, acq = cost.bo_iteration_seconds(kg, 500, 180, bo, cal)
-    assert acq == pytest.approx(1.1 * 30)  # the optimiser's soft limit
+    assert acq == pytest.approx(30)  # the hard guard stops the step for every method
     pes = parse_method("pes")
     _, acq = cost.bo_iteration_seconds(pes, 500, 180, {**bo, "acq_timeout": 1}, cal)
-    assert acq == pytest.approx(3 * 1 + 1)  # PES: the hard guard
+    assert acq == pytest.approx(1)
+    batch = parse_method("kg+q4")
+    _, acq = cost.bo_iteration_seconds(batch, 500, 180, {**bo, "acq_timeout": 30}, cal)
+    assert acq == pytest.approx(30)  # one guard per step, whatever q
     _, unguarded = cost.bo_iteration_seconds(kg, 500, 180, {**bo, "acq_timeout": None}, cal)
     assert unguarded > 33
 

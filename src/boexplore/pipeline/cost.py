@@ -128,10 +128,9 @@ def bo_iteration_seconds(
     acq = _power(acq_coef, n, d) * _acq_scale(method, bo, cal)
     timeout = bo.get("acq_timeout")
     if timeout:
-        # The optimiser's soft limit stops an acquisition after about acq_timeout; PES (no
-        # gradients, no soft limit) is stopped by the hard guard at 3 x acq_timeout + 1 s.
-        limit = 3.0 * float(timeout) + 1.0 if method.base == "pes" else 1.1 * float(timeout)
-        acq = min(acq, limit * method.q)
+        # The engine's hard guard (SIGALRM) aborts the whole acquisition step, q points
+        # included, at acq_timeout seconds for every method (bo.acquisition.proposal).
+        acq = min(acq, float(timeout))
     return fit, acq
 
 
