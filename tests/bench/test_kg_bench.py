@@ -57,3 +57,30 @@ def test_one_real_qkg_step():
     model, bounds = _state("branin", 2, 8, 0)
     x, cpu = kg_step(model, bounds, {"fantasies": 4, "num_restarts": 2, "raw_samples": 16}, 0)
     assert x.shape == (1, 2) and bool(((x >= 0) & (x <= 1)).all()) and cpu > 0
+
+
+def test_gain_ratio_passes_equal_gains_and_fails_the_control():
+    from boexplore.bench.kg import GAIN_RATIO_FLOOR, gain_ratios
+
+    rows = _rows()
+    rng = np.random.default_rng(0)
+    rows.loc[rows["column"] != "broken", "kg_ref"] += rng.normal(
+        0, 0.01, (rows["column"] != "broken").sum()
+    )
+    ratios = gain_ratios(rows, n_boot=200).set_index(["problem", "column"])
+    for problem in ("a", "b"):
+        assert ratios.loc[(problem, "cheap"), "ratio"] == pytest.approx(1.0, abs=0.05)
+        assert ratios.loc[(problem, "cheap"), "low"] >= GAIN_RATIO_FLOOR
+        # control: a column that never gains fails the floor
+        assert ratios.loc[(problem, "broken"), "high"] < GAIN_RATIO_FLOOR
+
+
+def test_optimiser_seeds_are_averaged_within_a_state():
+    from boexplore.bench.kg import per_state
+
+    rows = pd.concat([_rows().assign(opt_seed=lambda r: r["seed"]),
+                      _rows().assign(opt_seed=lambda r: r["seed"] + 1000)], ignore_index=True)  # fmt: skip
+    rows.loc[(rows.opt_seed >= 1000) & (rows.column == "cheap"), "kg_ref"] = 1.0  # no gain
+    out = per_state(rows).set_index(["problem", "n", "seed", "column"])
+    assert (out["opt_seeds"] == 2).all()
+    assert out.xs("cheap", level="column")["shortfall"].eq(0.5).all()
