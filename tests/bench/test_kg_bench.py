@@ -84,3 +84,11 @@ def test_optimiser_seeds_are_averaged_within_a_state():
     out = per_state(rows).set_index(["problem", "n", "seed", "column"])
     assert (out["opt_seeds"] == 2).all()
     assert out.xs("cheap", level="column")["shortfall"].eq(0.5).all()
+
+
+def test_a_shard_without_the_current_column_still_renders():
+    from boexplore.bench.kg import render_markdown
+
+    rows = _rows()
+    page = render_markdown(rows[rows["column"] == "cheap"])
+    assert "| a | 2 | cheap |" in page

@@ -254,7 +254,9 @@ def gain_ratios(rows: pd.DataFrame, base: str = "current", n_boot: int = 2000) -
     rows = _with_opt_seed(rows).assign(gain=lambda r: r["kg_ref"] - r["v0"])
     gains = rows.groupby(["problem", "dim", *STATE[2:], "column"], sort=False)["gain"].mean()
     table = gains.unstack("column")
-    out = []
+    out: list[dict[str, Any]] = []
+    if base not in table.columns:  # e.g. a shard that ran only a cheaper column
+        return pd.DataFrame(out)
     for (problem, dim), g in table.groupby(level=["problem", "dim"], sort=False):
         g = g.dropna(subset=[base])
         for column in table.columns:
