@@ -15,10 +15,19 @@ on the same yardstick, not on their own noisy Monte-Carlo estimates.
 BoTorch's qKG value is the expected maximum of the fantasy posterior mean, in units of
 the objective; its *gain* over the current maximum of the posterior mean ``v0`` is the
 knowledge gradient proper (>= 0 up to Monte-Carlo error). Reported per column: CPU
-seconds per step (``time.process_time``) and the gain reached relative to the current
-column's gain (paired over states, 95 % t interval), plus the distance between the
-points the columns chose. A cheaper column is acceptable when its gain-ratio interval
-contains 1 or lies above it.
+seconds per step (``time.process_time``); the share of the state's best achieved gain each
+column misses (its difference from the current column, paired over states, 95 % t
+interval); the mean gain relative to the current column's (paired bootstrap per problem);
+and the distance between the points the columns chose.
+
+``--optimizer-seeds K`` runs every column K times per state (averaged per state: the
+optimiser's own randomness is most of the per-state noise), ``--seed-start`` picks state
+seeds a pilot never saw, ``--control`` adds a random-point column that must fail the rules,
+and ``--report A.csv B.csv`` merges parallel shards. The confirmatory run of
+docs/kg-speed-confirm.md::
+
+    python -m boexplore.bench.kg --problems branin:2 hartmann:6 --sizes 20 80 --seeds 6
+        --seed-start 5 --optimizer-seeds 2 --control --columns '{...}' --out shardA.md
 """
 
 from __future__ import annotations
