@@ -45,7 +45,7 @@ CANDIDATES: dict[str, dict[str, Any]] = {
         "raw_samples": 512,
         "refit_every": 1,
         "method_params": {"fantasies": 32},
-    },  # fmt: skip
+    },
 }
 DEFAULT_PROBLEMS = ("branin:2", "hartmann:6", "ackley:50", "lasso_synthetic:180")
 DEFAULT_METHODS = ("logei", "ucb(beta=2)", "ts")
