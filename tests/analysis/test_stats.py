@@ -63,3 +63,15 @@ def test_binomial_ci():
     v, lo, hi = binomial_ci(5, 10)
     assert v == 0.5 and lo < 0.5 < hi
     assert np.isnan(binomial_ci(0, 0)[0])
+
+
+def test_t_interval_matches_scipy_and_needs_two_differences():
+    from scipy import stats as sps
+
+    from boexplore.analysis.stats import t_interval
+
+    d = np.array([0.3, -0.1, 0.4, 0.2, np.nan])
+    mean, lo, hi = t_interval(d)
+    ref = sps.t.interval(0.95, 3, loc=d[:4].mean(), scale=sps.sem(d[:4]))
+    assert mean == pytest.approx(0.2) and (lo, hi) == pytest.approx(ref)
+    assert np.isnan(t_interval(np.array([1.0]))[1]) and np.isnan(t_interval(np.array([]))[0])

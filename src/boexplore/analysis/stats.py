@@ -145,6 +145,20 @@ def paired_t_two_sided(diff: np.ndarray) -> tuple[float, float]:
     return (float(stats.ttest_1samp(d, 0.0).pvalue), mean)
 
 
+def t_interval(diff: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
+    """Mean of paired differences with its t interval: ``(mean, low, high)``.
+
+    NaNs are dropped; fewer than 2 differences give NaN bounds (and a NaN mean for none).
+    """
+    d = np.asarray(diff, dtype=float)
+    d = d[np.isfinite(d)]
+    if d.size < 2:
+        return (float(d.mean()) if d.size else np.nan, np.nan, np.nan)
+    mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
+    half = float(stats.t.ppf(0.5 + level / 2.0, d.size - 1)) * se
+    return (mean, mean - half, mean + half)
+
+
 def paired_greater_pvalue(a: np.ndarray, b: np.ndarray) -> float:
     """One-sided p-value that ``a`` exceeds ``b`` for paired samples (seeds).
 

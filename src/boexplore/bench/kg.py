@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boexplore.bench.quality import _parse_problem, _t_interval
+from boexplore.analysis.stats import t_interval
+from boexplore.bench.quality import parse_problem_arg
 from boexplore.io import atomic_write_text
 
 COLUMNS: dict[str, dict[str, int]] = {
@@ -246,7 +247,7 @@ def compare(rows: pd.DataFrame, base: str = "current") -> pd.DataFrame:
             continue
         b = ref.loc[common]
         diff = g.loc[common, "shortfall"].to_numpy() - b["shortfall"].to_numpy()
-        mean, lo, hi = _t_interval(diff)
+        mean, lo, hi = t_interval(diff)
         out.append({"problem": problem, "dim": dim, "column": column, "states": len(common),
                     "speedup": b["cpu_s"].mean() / g.loc[common, "cpu_s"].mean(),
                     "shortfall": float(g.loc[common, "shortfall"].mean()),
@@ -378,8 +379,8 @@ def _backfill_v0(rows: pd.DataFrame) -> pd.DataFrame:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--problems", nargs="+", type=_parse_problem,
-                        default=[_parse_problem(p) for p in DEFAULT_PROBLEMS])  # fmt: skip
+    parser.add_argument("--problems", nargs="+", type=parse_problem_arg,
+                        default=[parse_problem_arg(p) for p in DEFAULT_PROBLEMS])  # fmt: skip
     parser.add_argument("--sizes", nargs="+", type=int, default=list(DEFAULT_SIZES))
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--seed-start", type=int, default=0,

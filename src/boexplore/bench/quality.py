@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from boexplore.analysis.stats import t_interval
+
 CURRENT: dict[str, Any] = {"num_restarts": 10, "raw_samples": 1024, "refit_every": 1}
 PROPOSED: dict[str, Any] = {"num_restarts": 5, "raw_samples": 512, "refit_every": 4}
 #: Further candidate columns run with ``--name`` (settings over ``CURRENT``).
@@ -175,24 +177,13 @@ def run_cell(problem_name: str, dim: int, method: str, column: str, seed: int, b
     return row
 
 
-def _t_interval(diff: np.ndarray) -> tuple[float, float, float]:
-    from scipy import stats
-
-    diff = diff[np.isfinite(diff)]
-    if len(diff) < 2:
-        return (float(diff.mean()) if len(diff) else math.nan, math.nan, math.nan)
-    m, se = float(diff.mean()), float(diff.std(ddof=1) / math.sqrt(len(diff)))
-    h = float(stats.t.ppf(0.975, len(diff) - 1)) * se
-    return m, m - h, m + h
-
-
 def paired_comparison(rows: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """Per (problem, method): speed-up b/a and paired differences a − b with 95 % t intervals."""
     out = []
     for cell in paired_seed_differences(rows, a, b).to_dict("records"):
         rec = {k: cell[k] for k in ("problem", "dim", "method", "seeds", "speedup")}
         for metric in ("best", "otsd_norm", "oe"):
-            m, lo, hi = _t_interval(cell[f"diff_{metric}"])
+            m, lo, hi = t_interval(cell[f"diff_{metric}"])
             rec[f"d_{metric}"], rec[f"d_{metric}_lo"], rec[f"d_{metric}_hi"] = m, lo, hi
             rec[f"{metric}_within_noise"] = bool(lo <= 0.0 <= hi) if math.isfinite(lo) else None
         out.append(rec)
@@ -402,7 +393,8 @@ def paper_cpu_hours(
     return sum(j.cpu_s for j in cost.workflow_job_costs(config) if j.rule == "bo_run") / 3600.0
 
 
-def _parse_problem(text: str) -> tuple[str, int]:
+def parse_problem_arg(text: str) -> tuple[str, int]:
+    """argparse type of ``--problems``: ``NAME:DIM`` -> ``(name, dim)``."""
     name, _, dim = text.partition(":")
     if not dim:
         raise argparse.ArgumentTypeError(f"problem {text!r}: expected NAME:DIM, e.g. branin:2")
@@ -411,8 +403,8 @@ def _parse_problem(text: str) -> tuple[str, int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--problems", nargs="+", type=_parse_problem,
-                        default=[_parse_problem(p) for p in DEFAULT_PROBLEMS])  # fmt: skip
+    parser.add_argument("--problems", nargs="+", type=parse_problem_arg,
+                        default=[parse_problem_arg(p) for p in DEFAULT_PROBLEMS])  # fmt: skip
     parser.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS))
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--budget", type=int, default=50)
