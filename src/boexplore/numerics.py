@@ -144,10 +144,15 @@ def profile_env(name: str) -> dict[str, str]:
     return {**profile.env, PROFILE_VAR: profile.name}
 
 
-def env_matches(name: str, environ: Mapping[str, str] | None = None) -> bool:
-    """Whether ``environ`` (default: this process's) already holds profile ``name``."""
+def env_matches(
+    name: str,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, str] | None = None,
+) -> bool:
+    """Whether ``environ`` (default: this process's) holds profile ``name`` (+ ``overrides``)."""
     environ = os.environ if environ is None else environ
-    return all(environ.get(k) == v for k, v in profile_env(name).items())
+    wanted = {**profile_env(name), **dict(overrides or {})}
+    return all(environ.get(k) == v for k, v in wanted.items())
 
 
 def pin_environment(name: str, environ: MutableMapping[str, str] | None = None) -> list[str]:
@@ -170,8 +175,11 @@ def loaded_numeric_modules() -> list[str]:
     return [m for m in NUMERIC_MODULES if m in sys.modules]
 
 
-def ensure_profile(name: str) -> str:
+def ensure_profile(name: str, overrides: Mapping[str, str] | None = None) -> str:
     """Make this process run under profile ``name``; returns what it runs under.
+
+    ``overrides``: variables set on top of the profile (experiments that isolate one cause;
+    the returned name then lists them).
 
     If the environment already holds the profile, nothing happens. If no numeric library is
     loaded yet, the environment is set in place. Otherwise the process re-executes itself
@@ -179,22 +187,25 @@ def ensure_profile(name: str) -> str:
     ``RuntimeError``. On a CPU that lacks the profile's flags the process continues
     unpinned and the returned name says so (``"unpinned (portable needs avx2)"``).
     """
-    if env_matches(name):
+    overrides = dict(overrides or {})
+    label = name + "".join(f" {k}={v}" for k, v in sorted(overrides.items()))
+    if env_matches(name, overrides=overrides):
         _set_torch_threads(get_profile(name))
-        return name
+        return label
     missing = missing_cpu_flags(get_profile(name))
     if missing:
         return f"unpinned ({name} needs {' '.join(missing)})"
     if not loaded_numeric_modules():
         pin_environment(name)
-        return name
+        os.environ.update(overrides)
+        return label
     if os.environ.get(REEXEC_VAR) == name:
         raise RuntimeError(
             f"numerics profile {name!r} is not in effect after re-executing "
             f"{sys.orig_argv!r}; set it before starting Python: "
             + " ".join(f"{k}={v}" for k, v in profile_env(name).items())
         )
-    env = {**os.environ, **profile_env(name), REEXEC_VAR: name}
+    env = {**os.environ, **profile_env(name), **overrides, REEXEC_VAR: name}
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], env)

@@ -71,6 +71,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="per-trace table (.csv); default: print only")
     p.add_argument("--claims", action="store_true", help="also compare the claims table")
     p.add_argument(
+        "--only",
+        nargs="+",
+        metavar="PROBLEM/METHOD/CHUNK",
+        help="re-run these jobs instead of a sample (e.g. lo_branin2/logei/seeds0-3)",
+    )
+    p.add_argument(
+        "--env",
+        nargs="+",
+        default=[],
+        metavar="VAR=VALUE",
+        help="set these variables on top of the profile (to isolate one cause, e.g. "
+        "OPENBLAS_CORETYPE=Haswell)",
+    )
+    p.add_argument(
         "--workdir",
         type=Path,
         help="where re-run traces and problem files go (default results/<run>_verify)",
@@ -153,7 +167,11 @@ def _verify(args: argparse.Namespace) -> int:
     if not traces:
         print(f"boexplore verify: {args.configfile} has no release.traces", file=sys.stderr)
         return 2
-    profile = ensure_profile(args.profile or numerics_profile(config))
+    overrides = dict(item.split("=", 1) for item in args.env if "=" in item)
+    if len(overrides) != len(args.env):
+        print("boexplore verify: --env takes VAR=VALUE items", file=sys.stderr)
+        return 2
+    profile = ensure_profile(args.profile or numerics_profile(config), overrides)
     import logging
 
     from boexplore.pipeline import verify
@@ -161,7 +179,15 @@ def _verify(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     workdir = args.workdir or Path("results") / f"{config['run_name']}_verify"
     jobs = verify.release_jobs(Path(traces), config)
-    picked = verify.sample_jobs(jobs, args.sample or len(jobs), seed=args.seed)
+    if args.only:
+        wanted = set(args.only)
+        picked = [j for j in jobs if f"{j.problem}/{j.method}/{j.chunk}" in wanted]
+        unknown = wanted - {f"{j.problem}/{j.method}/{j.chunk}" for j in picked}
+        if unknown:
+            print(f"boexplore verify: not in the release: {sorted(unknown)}", file=sys.stderr)
+            return 2
+    else:
+        picked = verify.sample_jobs(jobs, args.sample or len(jobs), seed=args.seed)
     print(
         f"re-running {len(picked)} of {len(jobs)} release jobs under profile {profile}", flush=True
     )
