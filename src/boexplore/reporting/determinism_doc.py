@@ -29,10 +29,6 @@ REGION = re.compile(
 )
 
 
-def _iteration(value: object) -> str:
-    return "identical" if pd.isna(value) else f"iteration {int(value)}"  # type: ignore[arg-type]
-
-
 def render_causes(table: pd.DataFrame) -> str:
     """One row per change: where each re-run seed first leaves the committed trace."""
     rows = []
@@ -41,8 +37,13 @@ def render_causes(table: pd.DataFrame) -> str:
         for (problem, method), runs in part.groupby(["problem", "method"], sort=False):
             first = runs["first_divergent_iteration"]
             same = int(first.isna().sum())
-            where = ", ".join(_iteration(v) for v in first)
-            cells[f"{problem} / {method}"] = f"{same}/{len(runs)} identical ({where})"
+            cell = f"{same}/{len(runs)} identical"
+            if same < len(runs):
+                where = ", ".join("-" if pd.isna(v) else str(int(v)) for v in first)
+                cell += (
+                    f"; leaves it at BO iteration {where}; max |Δx| {runs['max_abs_dx'].max():.2g}"
+                )
+            cells[f"{problem} / {method} (seeds {', '.join(map(str, runs['seed']))})"] = cell
         rows.append({"change against the release's numerics": change, **cells})
     return markdown_table(pd.DataFrame(rows))
 
