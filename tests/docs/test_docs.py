@@ -78,9 +78,9 @@ def test_gallery_lists_every_default_figure_and_is_current() -> None:
     figures = sorted(p.stem for p in (REPO / "figures" / "default").glob("*.png"))
     assert len(figures) >= 10
     for name in figures:
-        assert f"](../figures/default/{name}.png)" in page, name
+        assert f"](figures/default/{name}.png)" in page, name
     expected = gallery_markdown(
-        REPO / "figures" / "default", REPO / "workflow" / "report", "../figures/default"
+        REPO / "figures" / "default", REPO / "workflow" / "report", "figures/default"
     )
     assert page == expected, "regenerate: python -m boexplore.reporting.gallery"
     assert "(no report caption)" not in page
