@@ -26,7 +26,7 @@ from pathlib import Path
 
 SCRIPT = Path("docs/tutorial.py")
 PAGE = Path("docs/tutorial.md")
-FIGURE = Path("docs/assets/tutorial_compare.png")
+FIGURE = Path("docs/assets/tutorial-compare.png")  # .gitignore ignores tutorial_compare.png
 SHA_MARK = "tutorial.py sha256:"
 
 
@@ -96,7 +96,7 @@ def page_markdown(script: Path, output: str, seconds: float, reference: Path, fi
     ]
     if figure:
         lines += [
-            "![Your loop among the reference methods](assets/tutorial_compare.png)",
+            "![Your loop among the reference methods](assets/tutorial-compare.png)",
             "",
             "*The tutorial's trace (star) among the reference runs of the same problem at the "
             "same number of evaluations: normalised OTSD against OE relative to uniform points.*",
