@@ -33,6 +33,7 @@ def run_from_spec(
     import torch
 
     from boexplore.bo import run_bo
+    from boexplore.numerics import stamp_trace
     from boexplore.problems import load_instance
 
     settings = dict(settings)
@@ -75,5 +76,5 @@ def run_from_spec(
             )
         )
     trace = pd.concat(traces, ignore_index=True)
-    atomic_write(trace, out)
+    atomic_write(stamp_trace(trace), out)
     log.info("wrote %s (%d rows, %d seeds)", out, len(trace), len(traces))
