@@ -61,7 +61,7 @@ def _cmd_methods(args: argparse.Namespace) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     import torch
 
-    from boexplore.bo.checkpoint import default_checkpoint_path
+    from boexplore.bo.checkpoint import default_checkpoint_path, remove_checkpoint
     from boexplore.bo.design import resolve_n_init
     from boexplore.bo.loop import run_bo
     from boexplore.io import atomic_write
@@ -100,5 +100,5 @@ def _cmd_run(args: argparse.Namespace) -> int:
     buf = io.BytesIO()
     trace.to_parquet(buf, index=False)
     atomic_write(buf.getvalue(), args.out)  # parquet bytes whatever the suffix
-    Path(ckpt).unlink(missing_ok=True)
+    remove_checkpoint(Path(ckpt))
     return 0
