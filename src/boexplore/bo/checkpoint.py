@@ -118,15 +118,27 @@ def read_checkpoint(path: Path) -> Checkpoint:
     return Checkpoint(arrays, meta)
 
 
-def move_aside(path: Path, tag: str, why: str) -> Path:
-    """Rename ``path`` to ``<path>.<tag>`` (``.1``, ``.2``, ... if taken); log one line."""
+def _rename_aside(path: Path, tag: str) -> Path:
     target = path.with_name(f"{path.name}.{tag}")
     n = 0
     while target.exists():
         n += 1
         target = path.with_name(f"{path.name}.{tag}.{n}")
     os.replace(path, target)
-    LOG.warning("checkpoint %s not used: %s; moved aside to %s", path, why, target.name)
+    return target
+
+
+def move_aside(path: Path, tag: str, why: str, with_prev: bool = False) -> Path:
+    """Rename ``path`` to ``<path>.<tag>`` (``.1``, ``.2``, ... if taken); log one line.
+
+    ``with_prev``: also move ``<path>.prev`` (same run, so stale for the same reason).
+    """
+    target = _rename_aside(path, tag)
+    extra = ""
+    if with_prev and prev_path(path).exists():
+        _rename_aside(prev_path(path), tag)
+        extra = " (and its .prev)"
+    LOG.warning("checkpoint %s not used: %s; moved aside to %s%s", path, why, target.name, extra)
     return target
 
 
@@ -148,7 +160,7 @@ def load_resumable(path: Path, accept: Acceptor) -> Checkpoint | None:
         verdict = accept(ckpt)
         if verdict is None:
             return ckpt
-        move_aside(candidate, f"stale-{verdict[0]}", verdict[1])
+        move_aside(candidate, f"stale-{verdict[0]}", verdict[1], with_prev=candidate == path)
     return None
 
 

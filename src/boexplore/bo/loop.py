@@ -295,7 +295,7 @@ def _reject(
     meta = ckpt.meta
     if meta.get("identity_sha256") != identity_hash:
         keys = identity_diff(meta.get("identity") or {}, identity) or ["identity"]
-        return "identity", f"it belongs to a different run ({', '.join(keys)} differ)"
+        return "identity", f"it belongs to a different run (differs in: {', '.join(keys)})"
     try:
         state = _RunState.from_arrays(ckpt.arrays, meta["state"])
     except (KeyError, TypeError, ValueError) as exc:
