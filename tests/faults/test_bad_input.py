@@ -170,4 +170,3 @@ def test_metrics_unreadable_csv_names_the_file(tmp_path, capsys, name, content) 
     assert main(["metrics", str(path)]) == 2
     err = capsys.readouterr().err
     assert str(path) in err and "Traceback" not in err, err
-
