@@ -75,7 +75,7 @@ def test_corrupt_latest_falls_back_to_previous(corrupt, tmp_path, clean, caplog)
 def test_corrupt_without_previous_restarts_from_scratch(corrupt, tmp_path, clean) -> None:
     ckpt = tmp_path / "run.ckpt"
     _interrupted(ckpt)
-    prev_path(ckpt).unlink()
+    prev_path(ckpt).unlink(missing_ok=True)
     ckpt.write_bytes(corrupt(ckpt.read_bytes()))
     for _ in range(2):  # the retry does not meet the bad file again
         trace = run_bo(get_problem("branin", 2), SPEC, seed=SEED, budget=BUDGET, n_init=N_INIT,
