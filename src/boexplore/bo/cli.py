@@ -82,6 +82,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from boexplore.bo.checkpoint import default_checkpoint_path, remove_checkpoint
     from boexplore.bo.design import resolve_n_init
+    from boexplore.bo.identity import problem_file_digest
     from boexplore.bo.loop import run_bo
     from boexplore.io import atomic_write
     from boexplore.problems import get_problem, load_instance
@@ -106,6 +107,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise ValueError("--settings must be a JSON object")
     n_init = resolve_n_init(args.n_init, problem.dim, args.budget, args.allow_large_init)
     ckpt = args.checkpoint or default_checkpoint_path(args.out)
+    # a problem file is identified by its bytes (and data files), as in the workflow
+    digest = problem_file_digest(args.problem_file) if args.problem_file is not None else None
     if not args.quiet:
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     trace = run_bo(
@@ -118,6 +121,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         method_label=args.method_label,
         problem_label=label,
+        problem_sha256=digest,
         **settings,
     )
     buf = io.BytesIO()
