@@ -371,3 +371,10 @@ def run_table(config: Mapping[str, Any]) -> list[dict[str, Any]]:
                     }
                 )
     return rows
+
+
+def numerics_profile(config: Mapping[str, Any]) -> str:
+    """The numerics profile every job of ``config`` runs under (``numerics.profile``)."""
+    from boexplore.numerics import DEFAULT_PROFILE
+
+    return str((config.get("numerics") or {}).get("profile") or DEFAULT_PROFILE)

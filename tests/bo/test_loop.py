@@ -165,6 +165,45 @@ def test_pes_refuses_high_dim_with_clear_error():
         run_bo(Quadratic(30), "pes", seed=0, budget=5, n_init=4)
 
 
+def test_hard_time_limit_counts_cpu_time(monkeypatch, fast):
+    """A step that computes past the limit is aborted by the CPU-time guard."""
+    import time
+
+    import boexplore.bo.acquisition.proposal as prop
+
+    def spin(*args, **kwargs):
+        end = time.process_time() + 30
+        while time.process_time() < end:
+            pass
+
+    monkeypatch.setattr(prop, "_propose_af", spin)
+    start = time.perf_counter()
+    trace = run_bo(
+        Quadratic(2), "logei", seed=0, budget=5, n_init=4, **dict(fast, acq_timeout=0.05)
+    )
+    assert time.perf_counter() - start < 20
+    assert trace["fallback"].iloc[-1] == "error:AcquisitionTimeout"
+
+
+def test_cpu_time_limit_ignores_waiting_but_backstop_ends_a_hang(monkeypatch, fast):
+    """Waiting uses no CPU: the CPU guard does not fire before the wall backstop (10x)."""
+    import time
+
+    import boexplore.bo.acquisition.proposal as prop
+
+    start = time.perf_counter()
+    with pytest.raises(prop.AcquisitionTimeout, match="wall"):
+        with prop.hard_time_limit(0.05):
+            time.sleep(5)
+    # A wall-clock guard would have fired after 0.05 s; this one waited for the backstop.
+    assert time.perf_counter() - start >= 0.9 * prop.WALL_BACKSTOP_FACTOR * 0.05
+    start = time.perf_counter()
+    with pytest.raises(prop.AcquisitionTimeout, match="CPU"):
+        with prop.hard_time_limit(0.05):
+            while time.perf_counter() - start < 5:
+                pass
+
+
 def test_hard_time_limit_aborts_a_hanging_step(monkeypatch, fast):
     import time
 

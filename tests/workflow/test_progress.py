@@ -51,9 +51,30 @@ def test_fraction_is_weighted_by_cost_not_by_count() -> None:
 
 @given(st.lists(st.floats(0.0, 1e5, allow_nan=False), min_size=1, max_size=30), st.integers(1, 64))
 def test_wall_time_between_longest_job_and_serial_time(costs, cores) -> None:
-    wall = pg.predicted_wall_s(costs, cores)
+    raw = {"speed": 1.0, "job_overhead_s": 0.0}
+    wall = pg.predicted_wall_s(costs, cores, model=raw)
     assert max(costs) - 1e-9 <= wall <= sum(costs) + 1e-6
-    assert pg.predicted_wall_s(costs, cores + 1) <= wall + 1e-9
+    assert pg.predicted_wall_s(costs, cores + 1, model=raw) <= wall + 1e-9
+
+
+def test_wall_model_reproduces_the_measured_runs_it_was_fitted_on() -> None:
+    """The plan line's wall time for the shipped configs is within 1.5x of the measured runs
+    (data/timings/{default,smoke}.json, 2 idle cores); the raw CPU bound is not (control)."""
+    import json
+    from pathlib import Path
+
+    from boexplore.workflow_config import load_config
+
+    repo = Path(__file__).resolve().parents[2]
+    for name, config in (("default", "config/config.yaml"), ("smoke", "config/smoke.yaml")):
+        rec = json.loads((repo / "data" / "timings" / f"{name}.json").read_text())
+        costs = list(pg.predicted_costs(load_config(repo / config)).values())
+        n_other = rec["n_jobs"] - len(costs)
+        wall = pg.predicted_wall_s(costs, rec["cores"], n_other)
+        assert 1 / 1.5 <= wall / rec["wall_s"] <= 1.5, (name, wall, rec["wall_s"])
+        if name == "default":  # control: the uncalibrated CPU bound misses by more than 1.5x
+            raw = pg.predicted_wall_s(costs, 2, model={"speed": 1.0, "job_overhead_s": 0.0})
+            assert raw / rec["wall_s"] > 1.5
 
 
 def test_eta_starts_at_prediction_and_converges_to_measured_rate() -> None:

@@ -2,6 +2,7 @@
 from boexplore.workflow_config import (
     ConfigError,
     method_bo_settings,
+    numerics_profile,
     problem_design,
     read_yaml,
     run_table,
@@ -14,6 +15,18 @@ try:
     config = validate_config(config)  # schemas ship with the package (boexplore/schema)
 except ConfigError as err:
     raise WorkflowError(f"invalid configuration:\n{err}") from None
+
+# Every job inherits the numerics profile (BLAS / ATen kernels, MKL branch, one thread) through
+# the environment, so a trace is the same bits on every machine the profile supports.
+from boexplore.numerics import pin_environment as _pin_environment
+
+NUMERICS = numerics_profile(config)
+_missing_flags = _pin_environment(NUMERICS)
+if _missing_flags:
+    logger.warning(
+        f"numerics profile {NUMERICS!r} needs CPU flags {_missing_flags} this machine lacks: "
+        "jobs run unpinned, and their traces may differ from other machines' (boexplore verify)"
+    )
 
 # The run's directories, defined here only; every rule file builds its paths from these.
 RUN = config["run_name"]

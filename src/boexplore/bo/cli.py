@@ -8,6 +8,8 @@ import json
 import logging
 from pathlib import Path
 
+from boexplore.numerics import add_numerics_argument, ensure_profile, stamp_trace
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``run`` and ``methods`` sub-commands."""
@@ -46,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help='JSON dict of BO settings, e.g. \'{"num_restarts": 5, "acq_timeout": 60}\'',
     )
     p.add_argument("--quiet", action="store_true", help="no per-iteration progress lines")
+    add_numerics_argument(p)
     p.set_defaults(func=_cmd_run)
     m = sub.add_parser("methods", help="list BO methods, their parameters and defaults")
     m.set_defaults(func=_cmd_methods)
@@ -78,6 +81,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    ensure_profile(args.numerics)
     import torch
 
     from boexplore.bo.checkpoint import default_checkpoint_path, remove_checkpoint
@@ -124,6 +128,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         problem_sha256=digest,
         **settings,
     )
+    stamp_trace(trace)
     buf = io.BytesIO()
     trace.to_parquet(buf, index=False)
     atomic_write(buf.getvalue(), args.out)  # parquet bytes whatever the suffix

@@ -15,6 +15,7 @@ a decision fails the tests: bump ``ENGINE_VERSION`` if numerics changed, then up
 from __future__ import annotations
 
 import hashlib
+import os
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 #: Bump when a change in ``bo/`` (or a numerics dependency pin) can change a trace.
 ENGINE_VERSION = 1
 #: sha256 of ``engine_source_files()`` (see ``engine_sources_sha256``) at ENGINE_VERSION.
-ENGINE_SOURCES_SHA256 = "668cf7bcc75040c4c138920208dbd92fcc3fd54a71d6254fdb91ea4595b47f7e"
+ENGINE_SOURCES_SHA256 = "99f51e4a019c743f382de0bbe9d0947bd1a70ccc30fb00788b10cbae10a74b47"
 #: Files of ``bo/`` that cannot change a trace's numbers (not hashed).
 NON_NUMERIC_FILES: frozenset[str] = frozenset({"engine.py", "cli.py", "checkpoint.py"})
 #: Libraries whose version is part of the identity (their numerics are the engine's too).
@@ -54,8 +55,18 @@ def _version(package: str) -> str | None:
 
 
 def engine_identity() -> dict[str, Any]:
-    """``{"engine_version": ENGINE_VERSION, "<package>": "<version>", ...}`` (JSON-able)."""
-    return {"engine_version": ENGINE_VERSION, **{p: _version(p) for p in NUMERIC_PACKAGES}}
+    """``{"engine_version", "<package>": "<version>", ..., "numerics_profile"}`` (JSON-able).
+
+    The numerics profile (``boexplore.numerics``: pinned BLAS/ATen kernels) is part of it, so a
+    run started under one profile never resumes under another.
+    """
+    from boexplore.numerics import PROFILE_VAR
+
+    return {
+        "engine_version": ENGINE_VERSION,
+        **{p: _version(p) for p in NUMERIC_PACKAGES},
+        "numerics_profile": os.environ.get(PROFILE_VAR, "unpinned"),
+    }
 
 
 if __name__ == "__main__":

@@ -23,8 +23,10 @@ class BOSettings:
         the fit cost of k - 1 of k iterations (issue 13; docs/bo-speed.md).
     fit_ftol: relative tolerance of the L-BFGS-B hyperparameter fit (None = BoTorch's
         default); a looser value only pays off with warm starts.
-    acq_timeout: hard limit in seconds on one acquisition step (None = no limit). The
-        step is aborted (SIGALRM, main thread) and replaced by uniform random points in
+    acq_timeout: hard limit in CPU seconds on one acquisition step (None = no limit; CPU
+        time so that a loaded machine does not change the trace, with a wall-clock
+        backstop at 10x for a step that hangs without computing). The
+        step is aborted (SIGPROF / SIGALRM, main thread) and replaced by uniform random points in
         the search box (trace ``fallback = "error:AcquisitionTimeout"``). No soft limit
         is passed to ``optimize_acqf``: in BoTorch 0.18 that changes its optimisation
         path and returns points far below the acquisition maximum.

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from boexplore.numerics import add_numerics_argument, ensure_profile, stamp_trace
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``parametric`` command group to the top-level CLI."""
@@ -36,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--n-init", type=int, default=5)
     run.add_argument("--noise-std", type=float, default=0.1)
     run.add_argument("--out", required=True, help="output trace (.parquet or .csv)")
+    add_numerics_argument(run)
     run.set_defaults(func=_run)
     pol = sub.add_parser("policies", help="list policy presets and their settings")
     pol.set_defaults(func=_policies)
@@ -56,6 +59,7 @@ def _parse_overrides(items: list[str]) -> dict:
 
 
 def _run(args: argparse.Namespace) -> int:
+    ensure_profile(args.numerics)
     from boexplore.io import atomic_write
     from boexplore.parametric.loop import run_policy
     from boexplore.parametric.policies import make_policy
@@ -74,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
         args.noise_std,
         method=args.policy,
     )
-    atomic_write(trace, args.out)
+    atomic_write(stamp_trace(trace), args.out)
     last = trace.groupby("seed").tail(1)
     print(
         f"{args.policy} on {args.problem}: final cumulative regret {last['cum_regret'].mean():.4g} "

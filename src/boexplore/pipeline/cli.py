@@ -1,10 +1,12 @@
 """``boexplore estimate``: what a config costs (CPU-hours, memory, longest job) before running it;
-``boexplore progress``: how far a running (or finished) workflow is, weighted by that cost."""
+``boexplore progress``: how far a running (or finished) workflow is, weighted by that cost;
+``boexplore verify``: re-run a sample of a data release's BO jobs and report where they diverge."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 
@@ -46,6 +48,48 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--watch", type=float, metavar="SECONDS", help="repeat every SECONDS until interrupted"
     )
     p.set_defaults(func=_progress)
+
+    p = sub.add_parser(
+        "verify",
+        help="re-run a sample of a data release's BO jobs and compare with the committed traces",
+        description=(
+            "Picks --sample jobs of the config's release (release.traces; stratified over "
+            "problems and methods, seeded), re-runs every seed with the config's settings under "
+            "a numerics profile (default: the config's numerics.profile) and reports per trace "
+            "the first BO iteration that differs from the committed trace beyond float32 "
+            "rounding. --claims rebuilds the claims table with the re-run traces swapped in "
+            "(Snakemake, run name <run>_verify) and compares every verdict and statistic."
+        ),
+        epilog="profiles:\n" + _profiles_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--configfile", required=True, type=Path, help="config with release.traces")
+    p.add_argument("--sample", type=int, default=20, help="jobs to re-run (default 20; 0 = all)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--profile", help="numerics profile (default: the config's)")
+    p.add_argument("--jobs", type=int, default=1, help="parallel processes (default 1)")
+    p.add_argument("--out", type=Path, help="per-trace table (.csv); default: print only")
+    p.add_argument("--claims", action="store_true", help="also compare the claims table")
+    p.add_argument(
+        "--only",
+        nargs="+",
+        metavar="PROBLEM/METHOD/CHUNK",
+        help="re-run these jobs instead of a sample (e.g. lo_branin2/logei/seeds0-3)",
+    )
+    p.add_argument(
+        "--env",
+        nargs="+",
+        default=[],
+        metavar="VAR=VALUE",
+        help="set these variables on top of the profile (to isolate one cause, e.g. "
+        "OPENBLAS_CORETYPE=Haswell)",
+    )
+    p.add_argument(
+        "--workdir",
+        type=Path,
+        help="where re-run traces and problem files go (default results/<run>_verify)",
+    )
+    p.set_defaults(func=_verify)
 
 
 def _estimate(args: argparse.Namespace) -> int:
@@ -103,3 +147,99 @@ def _progress(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             return 0
         print()
+
+
+def _profiles_text() -> str:
+    from boexplore.numerics import describe_profiles
+
+    return describe_profiles()
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from boexplore.numerics import active_identity, ensure_profile
+    from boexplore.workflow_config import load_config, numerics_profile
+
+    if args.sample < 0 or args.jobs < 1:
+        print("boexplore verify: --sample must be >= 0 and --jobs >= 1", file=sys.stderr)
+        return 2
+    config = load_config(args.configfile)
+    traces = (config.get("release") or {}).get("traces")
+    if not traces:
+        print(f"boexplore verify: {args.configfile} has no release.traces", file=sys.stderr)
+        return 2
+    overrides = dict(item.split("=", 1) for item in args.env if "=" in item)
+    if len(overrides) != len(args.env):
+        print("boexplore verify: --env takes VAR=VALUE items", file=sys.stderr)
+        return 2
+    profile = ensure_profile(args.profile or numerics_profile(config), overrides)
+    import logging
+
+    from boexplore.pipeline import verify
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    workdir = args.workdir or Path("results") / f"{config['run_name']}_verify"
+    jobs = verify.release_jobs(Path(traces), config)
+    if args.only:
+        wanted = set(args.only)
+        picked = [j for j in jobs if f"{j.problem}/{j.method}/{j.chunk}" in wanted]
+        unknown = wanted - {f"{j.problem}/{j.method}/{j.chunk}" for j in picked}
+        if unknown:
+            print(f"boexplore verify: not in the release: {sorted(unknown)}", file=sys.stderr)
+            return 2
+    else:
+        picked = verify.sample_jobs(jobs, args.sample or len(jobs), seed=args.seed)
+    print(
+        f"re-running {len(picked)} of {len(jobs)} release jobs under profile {profile}", flush=True
+    )
+    table = verify.verify_release(
+        config,
+        picked,
+        workdir / "problems",
+        profile,
+        workers=args.jobs,
+        keep_dir=workdir / "traces",
+    )
+    table["numerics"] = json.dumps(active_identity(), sort_keys=True)
+    summary = verify.summarise(table)
+    print(verify.format_report(table, summary, profile))
+    if args.out:
+        from boexplore.io import atomic_write
+
+        atomic_write(table, args.out)
+        print(f"wrote {args.out}")
+    if args.claims:
+        return _verify_claims(args, config, Path(traces), workdir)
+    return 0
+
+
+def _verify_claims(args: argparse.Namespace, config: dict, traces: Path, workdir: Path) -> int:
+    """Rebuild the claims table with the re-run traces swapped in; compare with the release."""
+    import subprocess
+
+    import pandas as pd
+
+    from boexplore.pipeline import verify
+
+    overlay = workdir / "release_overlay"
+    replaced = verify.overlay_release(traces, workdir / "traces", overlay)
+    run = f"{config['run_name']}_verify"
+    cmd = [
+        sys.executable, "-m", "snakemake", "--cores", str(args.jobs), "--configfile",
+        str(args.configfile), "--config", f"run_name={run}",
+        f"release={{traces: {overlay}, tables: null}}", "--scheduler", "greedy", "-q",
+        f"results/{run}/tables/claims_paper1.csv",
+    ]  # fmt: skip
+    print(f"rebuilding the claims with {replaced} re-run traces: {' '.join(cmd)}", flush=True)
+    done = subprocess.run(cmd, check=False)
+    if done.returncode != 0:
+        print("boexplore verify: the claims rebuild failed (see Snakemake's log)", file=sys.stderr)
+        return 1
+    tables = (config.get("release") or {}).get("tables")
+    committed = pd.read_csv(Path(tables) / "claims_paper1.csv")
+    rebuilt = pd.read_csv(Path("results") / run / "tables" / "claims_paper1.csv")
+    diff = verify.compare_claims(committed, rebuilt)
+    cols = ["claim_id", "variant", "verdict_committed", "verdict_rebuilt", "value_abs_diff"]
+    print(diff[cols].to_string(index=False))
+    agree = int(diff["verdict_agrees"].sum())
+    print(f"verdicts agreeing: {agree} / {len(diff)}")
+    return 0

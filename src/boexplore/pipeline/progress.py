@@ -53,13 +53,43 @@ def cost_fraction(costs: Mapping[str, float], done: Iterable[str]) -> float:
     return min(1.0, got / total)
 
 
-def predicted_wall_s(costs: Iterable[float], cores: int) -> float:
-    """Wall time of independent jobs on ``cores`` cores: the larger of the perfectly shared
-    total and the longest single job (a lower bound that list scheduling nearly attains)."""
+def wall_model(cal: Mapping[str, Any] | None = None) -> dict[str, float]:
+    """(speed, job_overhead_s) of the local wall-time model, from the cost calibration.
+
+    ``speed``: wall seconds one predicted CPU second takes on an idle machine (the cost model's
+    coefficients were measured with other work loading the 2-core machine, which inflates CPU
+    time per unit of work); ``job_overhead_s``: seconds per Snakemake job that the cost model
+    does not see (job dispatch, interpreter start-up, the local aggregation / figure rules).
+    Both are fitted on measured whole runs (``python -m boexplore.bench.wall --fit``).
+    """
+    if cal is None:
+        from boexplore.pipeline.cost import load_calibration
+
+        cal = load_calibration()
+    w = cal.get("wall", {})
+    return {
+        "speed": float(w.get("speed", 1.0)),
+        "job_overhead_s": float(w.get("job_overhead_s", 0.0)),
+    }
+
+
+def predicted_wall_s(
+    costs: Iterable[float],
+    cores: int,
+    n_other: int = 0,
+    model: Mapping[str, float] | None = None,
+) -> float:
+    """Wall time of independent jobs on ``cores`` cores: (speed x predicted CPU + overhead x
+    jobs) shared over the cores, at least the longest single job. ``n_other`` counts the
+    DAG's jobs that carry no cost prediction (aggregation, figures); ``model`` defaults to
+    :func:`wall_model` (``{"speed": 1, "job_overhead_s": 0}`` gives the raw CPU bound)."""
     costs = [max(c, 0.0) for c in costs]
-    if not costs:
+    if not costs and not n_other:
         return 0.0
-    return max(sum(costs) / max(int(cores), 1), max(costs))
+    m = wall_model() if model is None else model
+    speed, over = float(m["speed"]), float(m["job_overhead_s"])
+    work = speed * sum(costs) + over * (len(costs) + max(int(n_other), 0))
+    return max(work / max(int(cores), 1), speed * max(costs, default=0.0) + over)
 
 
 def eta_seconds(
@@ -179,6 +209,8 @@ def make_plan(
     run: str,
     targets: Iterable[str] | None = None,
     started: float | None = None,
+    n_other: int = 0,
+    model: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """The plan of one invocation: its scope (jobs done already + jobs it will run, or every
     job when ``targets`` is None), their costs, the start time and the parallelism."""
@@ -191,6 +223,8 @@ def make_plan(
         "cores": max(int(cores), 1),
         "costs": {k: float(costs[k]) for k in sorted(scope)},
         "done_at_start": sorted(done),
+        "n_other": max(int(n_other), 0),
+        "wall_model": dict(wall_model() if model is None else model),
     }
 
 
@@ -205,7 +239,9 @@ def plan_summary(plan: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "per_rule": {r: (len(cs), sum(cs)) for r, cs in per_rule.items()},
         "to_run_cpu_s": sum(todo),
-        "wall_s": predicted_wall_s(todo, plan["cores"]),
+        "wall_s": predicted_wall_s(
+            todo, plan["cores"], plan.get("n_other", 0), plan.get("wall_model")
+        ),
         "n_done": len(done),
     }
 
@@ -225,9 +261,9 @@ def format_plan_line(plan: Mapping[str, Any]) -> str:
     parts = [f"{r} {_jobs(s['per_rule'][r][0])} {format_cpu(s['per_rule'][r][1])}" for r in order]
     done = f" ({s['n_done']} done already)" if s["n_done"] else ""
     return (
-        f"[progress] plan{done}: {', '.join(parts)}; predicted {format_cpu(s['to_run_cpu_s'])}, "
-        f"~{format_duration(s['wall_s'])} wall at {plan['cores']} cores "
-        "(cost-model estimate)"
+        f"[progress] plan{done}: {', '.join(parts)}; predicted {format_cpu(s['to_run_cpu_s'])} "
+        f"(cost model), ~{format_duration(s['wall_s'])} wall at {plan['cores']} cores "
+        "on an idle machine"
     )
 
 
@@ -314,6 +350,7 @@ def start_run(
     cores: int,
     target_outputs: Iterable[str] | None = None,
     results_dir: str | Path | None = None,
+    n_other: int = 0,
 ) -> tuple[dict[str, Any], str]:
     """Start of an invocation: write its plan, log a start record; return (plan, plan line).
 
@@ -327,7 +364,10 @@ def start_run(
     if target_outputs is not None:
         by_output = output_index(results_dir, costs)
         targets = [by_output[p] for p in map(os.path.normpath, target_outputs) if p in by_output]
-    plan = make_plan(costs, done, cores, str(config["run_name"]), targets)
+    from boexplore.pipeline.cost import config_calibration
+
+    model = wall_model(config_calibration(config))
+    plan = make_plan(costs, done, cores, str(config["run_name"]), targets, None, n_other, model)
     write_plan(results_dir, plan)
     s = plan_summary(plan)
     append_ledger(
@@ -339,6 +379,7 @@ def start_run(
             "to_run": sum(n for n, _ in s["per_rule"].values()),
             "predicted_cpu_s": s["to_run_cpu_s"],
             "predicted_wall_s": s["wall_s"],
+            "n_jobs": sum(n for n, _ in s["per_rule"].values()) + plan["n_other"],
         },
     )
     return plan, format_plan_line(plan)
@@ -437,7 +478,12 @@ def onstart_hook(workflow: Any, config: Mapping[str, Any]) -> None:
         cores = workflow.cores if workflow.local_exec else workflow.nodes
         jobs = list(workflow.dag.needrun_jobs())
         results_dir = results_dir_of(config)
-        plan, line = start_run(config, int(cores or 1), [str(f) for j in jobs for f in j.output])
+        outputs = [str(f) for j in jobs for f in j.output]
+        costs_index = output_index(results_dir, predicted_costs(config))
+        n_other = sum(
+            not any(os.path.normpath(str(f)) in costs_index for f in j.output) for j in jobs
+        )
+        plan, line = start_run(config, int(cores or 1), outputs, n_other=n_other)
         by_output = output_index(results_dir, plan["costs"])
         jobids = {}
         for job in jobs:

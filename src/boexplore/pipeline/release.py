@@ -79,13 +79,87 @@ def release_size_mb(out_dir: Path) -> float:
     return sum(p.stat().st_size for p in Path(out_dir).rglob("*") if p.is_file()) / 1e6
 
 
+def _added_in(paths_root: Path) -> dict[str, str]:
+    """Commit that first added each file under ``paths_root`` (one ``git log`` call)."""
+    import subprocess
+
+    done = subprocess.run(
+        ["git", "log", "--diff-filter=A", "--format=>%H", "--name-only", "--", str(paths_root)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    added: dict[str, str] = {}
+    commit = ""
+    for line in done.stdout.splitlines():
+        if line.startswith(">"):
+            commit = line[1:]
+        elif line.strip():
+            added[line.strip()] = commit  # git log is newest first: the last one is the oldest
+    return added
+
+
+def trace_manifest(traces_dir: Path, verify_table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per released trace file: what it holds, what made it, whether it re-runs.
+
+    ``profile`` / ``made_at_commit`` come from the identity a run stamps on its trace
+    (``boexplore.numerics.stamp_trace``); traces made before that was recorded say
+    ``unrecorded`` and give the commit that added them to git instead. With a
+    ``boexplore verify`` table, ``reproduced`` says, per checked trace file, whether every
+    seed re-ran to the same float32 values (else the first divergent BO iteration).
+    """
+    from boexplore.io import sha256_file
+
+    traces_dir = Path(traces_dir)
+    added = _added_in(traces_dir)
+    checked: dict[tuple[str, str, str], str] = {}
+    if verify_table is not None and len(verify_table):
+        for (prob, meth, chunk), part in verify_table.groupby(["problem", "method", "chunk"]):
+            div = part["first_divergent_iteration"].dropna()
+            checked[(prob, meth, chunk)] = (
+                "identical" if div.empty else f"diverges at iteration {int(div.min())}"
+            )
+    rows = []
+    for path in sorted(traces_dir.glob("*/*/*.parquet")):
+        trace = pd.read_parquet(path)
+        ident = trace.attrs.get("boexplore") or {}
+        key = (path.parent.parent.name, path.parent.name, path.stem)
+        rel = path.as_posix()
+        rows.append(
+            {
+                "problem": key[0],
+                "method": key[1],
+                "chunk": key[2],
+                "rows": len(trace),
+                "seeds": " ".join(str(s) for s in sorted(trace["seed"].unique())),
+                "sha256": sha256_file(path),
+                "profile": (ident.get("numerics") or {}).get("profile", "unrecorded"),
+                "made_at_commit": ident.get("git_commit") or "unrecorded",
+                "added_in_commit": added.get(rel, ""),
+                "reproduced": checked.get(key, "not checked"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Export a study's traces as a compact release.")
     sub = parser.add_subparsers(dest="command", required=True)
     exp = sub.add_parser("export", help="compact copies of results/<run>/runs")
     exp.add_argument("runs_dir", type=Path)
     exp.add_argument("out_dir", type=Path)
+    man = sub.add_parser("manifest", help="per-trace identity table of a release")
+    man.add_argument("traces_dir", type=Path)
+    man.add_argument("out", type=Path, help="manifest CSV, e.g. data/replicate/manifest.csv")
+    man.add_argument("--verify", type=Path, help="a `boexplore verify --out` table to merge")
     args = parser.parse_args(argv)
+    if args.command == "manifest":
+        table = pd.read_csv(args.verify) if args.verify else None
+        manifest = trace_manifest(args.traces_dir, table)
+        atomic_write(manifest, args.out)
+        counts = manifest["reproduced"].str.split(" ").str[0].value_counts().to_dict()
+        print(f"{len(manifest)} traces -> {args.out}; reproduced: {counts}")
+        return 0
     files = export_traces(args.runs_dir, args.out_dir)
     print(f"{len(files)} traces -> {args.out_dir} ({release_size_mb(args.out_dir):.1f} MB)")
     return 0

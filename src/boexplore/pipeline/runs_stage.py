@@ -38,6 +38,7 @@ def run_from_spec(
     from boexplore.bo import run_bo
     from boexplore.bo.checkpoint import remove_checkpoint
     from boexplore.bo.identity import problem_file_digest
+    from boexplore.numerics import stamp_trace
     from boexplore.problems import load_instance
 
     settings = dict(settings)
@@ -85,7 +86,7 @@ def run_from_spec(
             )
         )
     trace = pd.concat(traces, ignore_index=True)
-    atomic_write(trace, out)
+    atomic_write(stamp_trace(trace), out)
     for checkpoint in checkpoints:
         remove_checkpoint(checkpoint)
     log.info("wrote %s (%d rows, %d seeds)", out, len(trace), len(traces))

@@ -1,16 +1,15 @@
-"""docs/api.md: an API reference generated from the docstrings of the public packages.
+"""docs/api.md: the API reference page, rendered from the docstrings by mkdocstrings.
 
-For every package in ``PACKAGES`` the names in its ``__all__`` are listed with their
-signature and docstring (classes with their public methods and properties). No
-documentation tool is needed: ``python -m boexplore.reporting.api_docs`` rewrites the
-page from the installed code.
+The page holds one ``::: package`` directive per public package with the names of its
+``__all__``; ``mkdocs build`` reads signatures and docstrings from the code (no hand-written
+copy that drifts). ``python -m boexplore.reporting.api_docs`` rewrites the page when a
+package is added; a test checks it is current.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import inspect
 import sys
 from pathlib import Path
 
@@ -24,49 +23,12 @@ PACKAGES: tuple[str, ...] = (
 )
 
 
-def _signature(obj: object) -> str:
-    try:
-        return str(inspect.signature(obj))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return "(...)"
-
-
-def _doc(obj: object) -> str:
-    return inspect.getdoc(obj) or "(no docstring)"
-
-
-def _class_members(cls: type) -> list[str]:
-    lines = []
-    for name, member in sorted(vars(cls).items()):
-        if name.startswith("_"):
-            continue
-        if isinstance(member, property):
-            lines += [f"- **`{name}`** (property): {_first(_doc(member))}"]
-        elif inspect.isfunction(member) or isinstance(member, classmethod | staticmethod):
-            fn = member.__func__ if isinstance(member, classmethod | staticmethod) else member
-            lines += [f"- **`{name}{_signature(fn)}`**: {_first(_doc(fn))}"]
-    return lines
-
-
-def _first(doc: str) -> str:
-    return doc.strip().split("\n\n")[0].replace("\n", " ")
-
-
 def package_markdown(package: str) -> list[str]:
-    """Markdown section for one package: its docstring, then each public name."""
-    mod = importlib.import_module(package)
-    lines = [f"## `{package}`", "", _doc(mod), ""]
-    for name in sorted(getattr(mod, "__all__", [])):
-        obj = getattr(mod, name)
-        if inspect.isclass(obj):
-            lines += [f"### class `{name}{_signature(obj)}`", "", _doc(obj), ""]
-            members = _class_members(obj)
-            lines += [*members, ""] if members else []
-        elif callable(obj):
-            lines += [f"### `{name}{_signature(obj)}`", "", _doc(obj), ""]
-        else:
-            lines += [f"### `{name}`", "", f"Constant: `{obj!r}`"[:300], ""]
-    return lines
+    """The section of one package: a heading and its mkdocstrings directive."""
+    names = sorted(getattr(importlib.import_module(package), "__all__", []))
+    lines = [f"## `{package}`", "", f"::: {package}", "    options:", "      members:"]
+    lines += [f"        - {name}" for name in names]
+    return lines + [""]
 
 
 def api_markdown(packages: tuple[str, ...] = PACKAGES) -> str:
@@ -74,10 +36,9 @@ def api_markdown(packages: tuple[str, ...] = PACKAGES) -> str:
     lines = [
         "# API reference",
         "",
-        "Generated from the docstrings by `python -m boexplore.reporting.api_docs` "
-        "(public names: each package's `__all__`). Command-line tools: `boexplore --help`.",
-        "",
-        "Packages: " + ", ".join(f"[`{p}`](#{p.replace('.', '')})" for p in packages),
+        "Rendered from the docstrings (public names: each package's `__all__`). "
+        "Command-line tools: `boexplore --help`. This page is written by "
+        "`python -m boexplore.reporting.api_docs`.",
         "",
     ]
     for package in packages:

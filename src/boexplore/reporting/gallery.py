@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     text = gallery_markdown(
         args.root / "figures" / args.run,
         args.root / "workflow" / "report",
-        f"../figures/{args.run}",
+        f"figures/{args.run}",  # the site serves the repository's figures/ (mkdocs_hooks)
     )
     out = args.out or args.root / "docs" / "gallery.md"
     out.write_text(text, encoding="utf-8")

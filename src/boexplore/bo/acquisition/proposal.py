@@ -1,7 +1,10 @@
 """Choose the next q points for a model-based method, with time guard and fallback.
 
-Time guard: ``settings.acq_timeout`` seconds is a hard limit (SIGALRM, main
-thread only) on the whole acquisition step. No soft ``timeout_sec`` is passed
+Time guard: ``settings.acq_timeout`` seconds of *CPU time* is a hard limit (SIGPROF,
+main thread only) on the whole acquisition step, so whether it fires does not depend on
+other jobs sharing the machine (a wall-clock limit made a loaded machine take another
+path); a wall-clock backstop of ``WALL_BACKSTOP_FACTOR`` times the limit (SIGALRM) still
+ends a step that hangs without using CPU. No soft ``timeout_sec`` is passed
 to ``optimize_acqf`` or to the TS polish: in BoTorch 0.18 it switches the
 optimiser off its per-restart path and LogEI's proposals then fall 13-33
 log-units below the acquisition maximum (docs/engine-fidelity.md). Any
@@ -39,28 +42,40 @@ KG_OPTIONS: dict[str, bool | float | int | str] = {"batch_limit": 1, "init_batch
 PES_OPTIONS: dict[str, bool | float | int | str] = {"with_grad": False}
 
 
+#: A step that waits without using CPU is aborted after this many times ``acq_timeout`` (wall).
+WALL_BACKSTOP_FACTOR = 10.0
+
+
 class AcquisitionTimeout(RuntimeError):
     """Raised by the hard time guard of one acquisition step."""
 
 
 @contextmanager
 def hard_time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise ``AcquisitionTimeout`` after ``seconds`` (no-op off the main thread or if None)."""
+    """Raise ``AcquisitionTimeout`` after ``seconds`` of process CPU time, or after
+    ``WALL_BACKSTOP_FACTOR * seconds`` of wall time (no-op off the main thread or if None)."""
     usable = seconds is not None and threading.current_thread() is threading.main_thread()
     if not usable:
         yield
         return
 
     def _handler(signum: int, frame: object) -> None:
-        raise AcquisitionTimeout(f"acquisition step exceeded the hard limit of {seconds:.1f} s")
+        clock = "CPU" if signum == signal.SIGPROF else "wall (backstop)"
+        raise AcquisitionTimeout(
+            f"acquisition step exceeded the hard limit of {seconds:.1f} s ({clock} time)"
+        )
 
-    previous = signal.signal(signal.SIGALRM, _handler)
-    signal.setitimer(signal.ITIMER_REAL, float(seconds))  # type: ignore[arg-type]
+    previous_prof = signal.signal(signal.SIGPROF, _handler)
+    previous_alarm = signal.signal(signal.SIGALRM, _handler)
+    signal.setitimer(signal.ITIMER_PROF, float(seconds))  # type: ignore[arg-type]
+    signal.setitimer(signal.ITIMER_REAL, WALL_BACKSTOP_FACTOR * float(seconds))  # type: ignore[arg-type]
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0.0)
         signal.setitimer(signal.ITIMER_REAL, 0.0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGPROF, previous_prof)
+        signal.signal(signal.SIGALRM, previous_alarm)
 
 
 def _raasp_initial_conditions(

@@ -1,0 +1,309 @@
+"""Numerics profiles: the environment that makes a BO trace the same bits on every machine.
+
+A trace is a chaotic function of floating-point rounding: the acquisition optimiser and
+the GP fit stop on tolerances, so a last-bit difference in one BLAS call can move a point
+by 1e-7 at the first BO step and, at a near-tie between two acquisition maxima, by 0.9 a
+few steps later (``docs/determinism.md`` has the measurements). The libraries below pick
+their kernels by CPU at load time, and each choice rounds differently:
+
+- OpenBLAS (numpy's and scipy's; scipy's L-BFGS-B, used by the GP fit and the acquisition
+  optimiser, calls it): the kernel set by CPU model, or ``OPENBLAS_CORETYPE``;
+- MKL (torch's BLAS / LAPACK): the code branch by CPU vendor and ISA, unless ``MKL_CBWR``
+  fixes it (only ``COMPATIBLE`` is honoured on both Intel and AMD);
+- ATen (torch's own vectorised kernels): AVX-512 / AVX2 / scalar, or ``ATEN_CPU_CAPABILITY``;
+- numpy's SIMD dispatch: ``NPY_DISABLE_CPU_FEATURES`` switches off its AVX-512 targets;
+- thread counts change reduction orders: every profile uses one thread.
+
+All of these are read when a library loads, so a profile is applied to the *environment of
+a process before it starts* (the Snakefile sets it for every job; ``boexplore run`` and
+``boexplore verify`` re-execute themselves once when needed). This module imports neither
+numpy nor torch at import time.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Environment variable naming the profile a process runs under (set with the profile).
+PROFILE_VAR = "BOEXPLORE_NUMERICS"
+#: Set on the one re-execution ``ensure_profile`` may do, so it can never loop.
+REEXEC_VAR = "BOEXPLORE_NUMERICS_REEXEC"
+
+ONE_THREAD: dict[str, str] = {
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+}
+
+#: Libraries whose kernel choice is fixed when they load; once one is imported, changing the
+#: environment no longer changes its numerics.
+NUMERIC_MODULES: tuple[str, ...] = ("numpy", "scipy", "torch")
+
+
+@dataclass(frozen=True)
+class NumericsProfile:
+    """A named set of environment variables plus the CPU flags it needs."""
+
+    name: str
+    description: str
+    env: Mapping[str, str] = field(default_factory=dict)
+    cpu_flags: tuple[str, ...] = ()
+    torch_threads: int | None = 1
+
+
+PROFILES: dict[str, NumericsProfile] = {
+    "portable": NumericsProfile(
+        name="portable",
+        description=(
+            "any x86-64 CPU with AVX2 and FMA, Intel or AMD: MKL's vendor-neutral CNR branch, "
+            "ATen's AVX2 kernels, OpenBLAS's Haswell kernels, numpy without AVX-512 dispatch, "
+            "one thread"
+        ),
+        env={
+            **ONE_THREAD,
+            "MKL_CBWR": "COMPATIBLE",
+            "ATEN_CPU_CAPABILITY": "avx2",
+            "OPENBLAS_CORETYPE": "Haswell",
+            "OPENBLAS_L2_SIZE": "512",
+            "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
+        },
+        cpu_flags=("avx2", "fma"),
+    ),
+    "release-2026-12-03": NumericsProfile(
+        name="release-2026-12-03",
+        description=(
+            "the numerics the replicate release of 2026-12-03 was made with (OpenBLAS's "
+            "SkylakeX kernels, MKL and ATen as dispatched on an AVX-512 AMD EPYC, one "
+            "thread); needs AVX-512"
+        ),
+        env={**ONE_THREAD, "OPENBLAS_CORETYPE": "SkylakeX"},
+        cpu_flags=("avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl"),
+    ),
+    "unpinned": NumericsProfile(
+        name="unpinned",
+        description="leave the machine's environment alone (kernels chosen per CPU); one thread",
+        env={},
+    ),
+}
+
+DEFAULT_PROFILE = "portable"
+
+
+def get_profile(name: str) -> NumericsProfile:
+    """The profile called ``name``; an unknown name raises ``ValueError`` listing the known."""
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown numerics profile {name!r}; known profiles: {sorted(PROFILES)}"
+        ) from None
+
+
+def cpu_flags() -> set[str]:
+    """The CPU feature flags of this machine (``/proc/cpuinfo``; empty where unavailable)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def cpu_model() -> str:
+    """The CPU model name (``/proc/cpuinfo``), or ``platform.processor()`` elsewhere."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def missing_cpu_flags(profile: NumericsProfile) -> list[str]:
+    """The CPU flags ``profile`` needs that this machine lacks (x86-64 Linux only)."""
+    if not profile.cpu_flags:
+        return []
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return list(profile.cpu_flags)
+    have = cpu_flags()
+    return [flag for flag in profile.cpu_flags if flag not in have]
+
+
+def profile_env(name: str) -> dict[str, str]:
+    """Environment variables of profile ``name`` (with ``BOEXPLORE_NUMERICS`` naming it)."""
+    profile = get_profile(name)
+    return {**profile.env, PROFILE_VAR: profile.name}
+
+
+def env_matches(
+    name: str,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, str] | None = None,
+) -> bool:
+    """Whether ``environ`` (default: this process's) holds profile ``name`` (+ ``overrides``)."""
+    environ = os.environ if environ is None else environ
+    wanted = {**profile_env(name), **dict(overrides or {})}
+    return all(environ.get(k) == v for k, v in wanted.items())
+
+
+def pin_environment(name: str, environ: MutableMapping[str, str] | None = None) -> list[str]:
+    """Put profile ``name`` into ``environ`` (default ``os.environ``) for processes started later.
+
+    Returns the CPU flags the profile needs that this machine lacks; with any missing, the
+    environment is left alone (forcing kernels a CPU cannot run would crash it) and the
+    caller decides how loudly to say so.
+    """
+    environ = os.environ if environ is None else environ
+    missing = missing_cpu_flags(get_profile(name))
+    if missing:
+        return missing
+    environ.update(profile_env(name))
+    return []
+
+
+def loaded_numeric_modules() -> list[str]:
+    """Which of numpy / scipy / torch this process has already imported."""
+    return [m for m in NUMERIC_MODULES if m in sys.modules]
+
+
+def ensure_profile(name: str, overrides: Mapping[str, str] | None = None) -> str:
+    """Make this process run under profile ``name``; returns what it runs under.
+
+    ``overrides``: variables set on top of the profile (experiments that isolate one cause;
+    the returned name then lists them).
+
+    If the environment already holds the profile, nothing happens. If no numeric library is
+    loaded yet, the environment is set in place. Otherwise the process re-executes itself
+    once (same interpreter and arguments) with the profile set; a second mismatch raises
+    ``RuntimeError``. On a CPU that lacks the profile's flags the process continues
+    unpinned and the returned name says so (``"unpinned (portable needs avx2)"``).
+    """
+    overrides = dict(overrides or {})
+    label = name + "".join(f" {k}={v}" for k, v in sorted(overrides.items()))
+    if env_matches(name, overrides=overrides):
+        _set_torch_threads(get_profile(name))
+        return label
+    missing = missing_cpu_flags(get_profile(name))
+    if missing:
+        return f"unpinned ({name} needs {' '.join(missing)})"
+    if not loaded_numeric_modules():
+        pin_environment(name)
+        os.environ.update(overrides)
+        return label
+    if os.environ.get(REEXEC_VAR) == name:
+        raise RuntimeError(
+            f"numerics profile {name!r} is not in effect after re-executing "
+            f"{sys.orig_argv!r}; set it before starting Python: "
+            + " ".join(f"{k}={v}" for k, v in profile_env(name).items())
+        )
+    env = {**os.environ, **profile_env(name), **overrides, REEXEC_VAR: name}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], env)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _set_torch_threads(profile: NumericsProfile) -> None:
+    torch = sys.modules.get("torch")
+    if torch is not None and profile.torch_threads is not None:
+        torch.set_num_threads(profile.torch_threads)
+
+
+def active_identity() -> dict[str, Any]:
+    """What this process's numerics actually are: profile, variables, kernels, CPU, versions.
+
+    Stored with every trace (``DataFrame.attrs["boexplore"]["numerics"]``) so a release says
+    how each trace was made; kernel names come from the loaded libraries themselves.
+    """
+    names = sorted({k for p in PROFILES.values() for k in p.env} | {"OPENBLAS_L2_SIZE"})
+    out: dict[str, Any] = {
+        "profile": os.environ.get(PROFILE_VAR, "unpinned"),
+        "env": {k: os.environ[k] for k in names if k in os.environ},
+        "cpu": cpu_model(),
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+    }
+    versions: dict[str, str] = {}
+    for module in ("numpy", "scipy", "torch", "botorch", "gpytorch"):
+        mod = sys.modules.get(module)
+        if mod is not None:
+            versions[module] = str(getattr(mod, "__version__", "?"))
+    out["versions"] = versions
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        out["aten_capability"] = str(torch.backends.cpu.get_cpu_capability())
+        out["torch_threads"] = int(torch.get_num_threads())
+    out["blas"] = _blas_kernels()
+    return out
+
+
+def _blas_kernels() -> list[str]:
+    """``internal_api:architecture`` of every loaded BLAS (threadpoolctl), e.g. openblas:Haswell."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return []
+    kernels = {
+        f"{info.get('internal_api')}:{info.get('architecture') or '?'}"
+        for info in threadpool_info()
+        if info.get("user_api") == "blas"
+    }
+    return sorted(kernels)
+
+
+def describe_profiles() -> str:
+    """One line per profile (for ``--help`` texts and errors)."""
+    return "\n".join(f"{p.name}: {p.description}" for p in PROFILES.values())
+
+
+def add_numerics_argument(parser: Any) -> None:
+    """``--numerics PROFILE`` on a command that runs BO or a policy (default: portable)."""
+    parser.add_argument(
+        "--numerics",
+        default=os.environ.get(PROFILE_VAR, DEFAULT_PROFILE),
+        choices=sorted(PROFILES),
+        help=f"numerics profile (default {DEFAULT_PROFILE}; see docs/determinism.md)",
+    )
+
+
+def git_commit() -> str | None:
+    """The commit of the checkout this package runs from (None outside a git checkout)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    if not (root / ".git").exists():
+        return None
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+def run_identity() -> dict[str, Any]:
+    """What made a trace: numerics in effect, package version and git commit."""
+    from boexplore import __version__
+
+    return {"numerics": active_identity(), "boexplore": __version__, "git_commit": git_commit()}
+
+
+def stamp_trace(trace: Any) -> Any:
+    """Record ``run_identity()`` in ``trace.attrs["boexplore"]`` (kept by Parquet); returns it."""
+    trace.attrs["boexplore"] = run_identity()
+    return trace

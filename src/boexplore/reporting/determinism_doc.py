@@ -1,0 +1,138 @@
+"""The measured sections of docs/determinism.md, rendered from committed CSV tables.
+
+``python -m boexplore.reporting.determinism_doc`` rewrites every region between
+``<!-- BEGIN generated:NAME -->`` and ``<!-- END generated:NAME -->`` from the tables below;
+``--check`` exits 1 when the page and the tables disagree (the test suite runs it), so no
+number on the page is typed by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from boexplore.analysis.markdown import markdown_table
+
+ROOT = Path(__file__).resolve().parents[3]
+PAGE = ROOT / "docs" / "determinism.md"
+CAUSES = ROOT / "docs" / "determinism-causes.csv"
+VERIFY = ROOT / "docs" / "determinism-verify.csv"
+COST = ROOT / "docs" / "determinism-cost.csv"
+
+REGION = re.compile(
+    r"(<!-- BEGIN generated:(?P<name>[a-z0-9_-]+) -->\n)(?P<body>.*?)(<!-- END generated:(?P=name) -->)",
+    re.S,
+)
+
+
+def render_causes(table: pd.DataFrame) -> str:
+    """One row per change: where each re-run seed first leaves the committed trace."""
+    rows = []
+    for change, part in table.groupby("change", sort=False):
+        cells = {}
+        for (problem, method), runs in part.groupby(["problem", "method"], sort=False):
+            first = runs["first_divergent_iteration"]
+            same = int(first.isna().sum())
+            cell = f"{same}/{len(runs)} identical"
+            if same < len(runs):
+                where = ", ".join("-" if pd.isna(v) else str(int(v)) for v in first)
+                cell += (
+                    f"; leaves it at BO iteration {where}; max |Δx| {runs['max_abs_dx'].max():.2g}"
+                )
+            cells[f"{problem} / {method} (seeds {', '.join(map(str, runs['seed']))})"] = cell
+        rows.append({"change against the release's numerics": change, **cells})
+    return markdown_table(pd.DataFrame(rows))
+
+
+def render_verify(table: pd.DataFrame) -> str:
+    """Summary of a ``boexplore verify`` sample, then one row per job."""
+    jobs = table.groupby(["problem", "method", "chunk"], sort=True)
+    per_job = pd.DataFrame(
+        [
+            {
+                "job": f"{p}/{m}/{c}",
+                "seeds": len(part),
+                "identical": int(part["first_divergent_eval"].isna().sum()),
+                "first divergence": (
+                    "none"
+                    if part["first_divergent_iteration"].isna().all()
+                    else f"iteration {int(part['first_divergent_iteration'].min())}"
+                ),
+                "CPU s": round(float(part["cpu_seconds"].sum()), 1),
+            }
+            for (p, m, c), part in jobs
+        ]
+    )
+    profile = ", ".join(sorted(table["profile"].astype(str).unique()))
+    same = int(table["first_divergent_eval"].isna().sum())
+    head = (
+        f"{len(per_job)} jobs ({len(table)} traces) re-run under `{profile}`: "
+        f"{same} of {len(table)} traces identical to the committed ones at float32, "
+        f"{round(float(table['cpu_seconds'].sum()) / 60, 1)} CPU-minutes.\n\n"
+    )
+    return head + markdown_table(per_job)
+
+
+def render_cost(table: pd.DataFrame) -> str:
+    """CPU seconds per BO iteration and final best per cell and profile."""
+    from boexplore.bench.numerics import summarise
+
+    out = summarise(table)
+    out["cell"] = out["problem"] + "-" + out["dim"].astype(str) + " / " + out["method"]
+    seeds = table.groupby(["problem", "dim", "method"])["seed"].nunique().min()
+    best = f"final best (mean of {seeds} seeds)"
+    out = out.rename(
+        columns={
+            "cpu_s_per_iter": "CPU s / iteration",
+            "final_best": best,
+            "ratio_to_unpinned": "vs unpinned",
+        }
+    )
+    cols = ["cell", "profile", "CPU s / iteration", "vs unpinned", best]
+    return markdown_table(out, cols)
+
+
+RENDERERS: dict[str, tuple[Path, Callable[[pd.DataFrame], str]]] = {
+    "causes": (CAUSES, render_causes),
+    "verify": (VERIFY, render_verify),
+    "cost": (COST, render_cost),
+}
+
+
+def render_page(text: str) -> str:
+    """``text`` with every generated region rewritten from its table (missing table: kept)."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group("name")
+        if name not in RENDERERS:
+            raise KeyError(f"docs/determinism.md: no renderer for region {name!r}")
+        path, render = RENDERERS[name]
+        if not path.exists():
+            return match.group(0)
+        return match.group(1) + render(pd.read_csv(path)) + match.group(4)
+
+    return REGION.sub(replace, text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if the page is stale")
+    args = parser.parse_args(argv)
+    text = PAGE.read_text()
+    new = render_page(text)
+    if args.check:
+        if new != text:
+            print(f"{PAGE} is stale: run python -m boexplore.reporting.determinism_doc")
+            return 1
+        return 0
+    PAGE.write_text(new)
+    print(f"rendered {PAGE}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

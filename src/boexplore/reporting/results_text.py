@@ -1,0 +1,420 @@
+"""Results and timings in README.md and docs/*.md, rendered from committed tables, never typed.
+
+Text between ``<!-- BEGIN generated:NAME -->`` and ``<!-- END generated:NAME -->`` belongs to
+this module: :data:`RENDERERS` maps ``NAME`` to a function of the repository root that
+returns the text (a Markdown table, or an inline phrase such as a measured time). Sources:
+
+* ``data/<tier>/tables/claims_paper{1,2}.csv`` — the committed claims tables of a tier
+  (``replicate``: the data release; ``default``: copied from a finished default run with
+  ``--sync``);
+* ``data/timings/<name>.json`` — measured wall and CPU times (``boexplore.bench.wall``).
+
+Commands::
+
+    python -m boexplore.reporting.results_text            # rewrite every marked region
+    python -m boexplore.reporting.results_text --check    # exit 1 if text and tables disagree
+    python -m boexplore.reporting.results_text --sync results/default   # copy its tables in
+
+The test suite runs ``--check``, so a number edited by hand, or a table updated without
+regenerating the text, fails CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import shutil
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[3]
+TEXT_FILES = ("README.md", "docs/*.md")
+#: Pages whose generated regions belong to another generator (same marker syntax).
+OTHER_GENERATORS = {"docs/determinism.md": "boexplore.reporting.determinism_doc"}
+REGION = re.compile(
+    r"<!-- BEGIN generated:(?P<name>[\w.-]+) -->(?P<body>.*?)<!-- END generated:(?P=name) -->",
+    re.S,
+)
+#: Tables of a finished run that the text (or a reader following a link) needs: small CSV / MD
+#: files only (the default run's are ~60 kB together), never traces or metrics.
+SYNC_TABLES = (
+    "claims_paper1.csv",
+    "claims_paper1.md",
+    "claims_paper1_parts.csv",
+    "claims_paper1_units.csv",
+    "claims_paper2.csv",
+    "claims_paper2.md",
+    "paper2_e1_summary.csv",
+    "paper2_e2_coverage.md",
+    "runs_summary.csv",
+    "bounds_summary.csv",
+)
+MISSING = "*(not generated yet: {what} is missing; see `python -m boexplore.reporting.results_text --help`)*"
+
+
+# --- number formatting -------------------------------------------------------------------------
+def num(x: float) -> str:
+    """Three significant digits, ``–`` for a missing value (the precision of every table)."""
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return "–"
+    return "–" if math.isnan(x) else f"{x:.3g}"
+
+
+def interval(v: float, lo: float, hi: float) -> str:
+    """``0.72 [0.589, 0.815]``."""
+    return f"{num(v)} [{num(lo)}, {num(hi)}]"
+
+
+def verdict_text(verdict: str) -> str:
+    """Decisive verdicts in bold, the rest as written by the analysis."""
+    v = str(verdict)
+    return f"**{v}**" if v in ("reproduced", "not reproduced") else v
+
+
+def cell(text: str) -> str:
+    """A Markdown table cell: one line, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+# --- paper 1 -------------------------------------------------------------------------------------
+PART = re.compile(
+    r"(?P<part>[^;]+?): (?P<k>\d+)/(?P<n>\d+) for, (?P<a>\d+) against"
+    r"(?:[^;]*?effect (?P<eff>[-\d.e+]+) \[(?P<lo>[-\d.e+]+), (?P<hi>[-\d.e+]+)\])?"
+)
+SYMBOLS = {"rho": "ρ", "tau": "τ"}
+
+
+def paper1_evidence(row: pd.Series) -> str:
+    """What decided a paper-1 claim, from its row: the interval statistic, then per part
+    ``k/n for, a against`` (the units significant each way) with the effect."""
+    note = "" if pd.isna(row.get("note")) else str(row["note"])
+    stat = str(row["statistic"])
+    out = []
+    if stat.startswith("Spearman"):
+        out.append(
+            f"ρ(OTSD, OE) = {interval(row.value, row.ci_low, row.ci_high)} over {row.n} cells"
+        )
+    elif stat.startswith("Kendall"):
+        out.append(f"τ = {interval(row.value, row.ci_low, row.ci_high)}")
+        pairs = re.search(r"adjacent pairs: (\d+)/(\d+) reproduced, (\d+) contradicted", note)
+        if pairs:
+            out.append(f"adjacent pairs of the paper's order: {pairs[1]}/{pairs[2]} reproduced, "
+                       f"{pairs[3]} contradicted")  # fmt: skip
+        return "; ".join(out)
+    for m in PART.finditer(note):
+        part = m["part"].strip()
+        text = f"{part}: {m['k']}/{m['n']} for, {m['a']} against"
+        if m["eff"]:
+            text += f" (effect {interval(m['eff'], m['lo'], m['hi'])})"
+        out.append(text)
+    return "; ".join(out) if out else cell(note)
+
+
+def paper1_table(csv: Path) -> str:
+    """The paper-1 claims table of a tier: claim, verdict, evidence."""
+    df = pd.read_csv(csv)
+    lines = ["| claim | verdict | evidence |", "|---|---|---|"]
+    for _, row in df.iterrows():
+        has_variant = not pd.isna(row.get("variant")) and str(row["variant"])
+        variant = f" (`{row['variant']}`)" if has_variant else ""
+        lines.append(
+            f"| {row.claim_id}{variant}: {cell(row.claim)} | {cell(verdict_text(row.verdict))} | "
+            f"{cell(paper1_evidence(row))} |"
+        )
+    return "\n".join(lines)
+
+
+# --- paper 2 -------------------------------------------------------------------------------------
+TRAILING = re.compile(r"^(?P<stat>.*?) \((?P<problem>[A-Za-z0-9_.-]+)(?:, [^()]*)?\)$")
+
+
+def paper2_table(csv: Path) -> str:
+    """The paper-2 claims table: one row per (claim, statistic), the value on every problem and
+    the verdicts grouped (``reproduced on all 4``, or which problems gave which)."""
+    df = pd.read_csv(csv)
+    groups: dict[tuple[str, str], list[tuple[str, pd.Series]]] = {}
+    for _, row in df.iterrows():
+        m = TRAILING.match(str(row.statistic))
+        stat, problem = (m["stat"], m["problem"]) if m else (str(row.statistic), "")
+        groups.setdefault((row.claim_id, stat), []).append((problem, row))
+    lines = ["| claim | statistic | value | verdict |", "|---|---|---|---|"]
+    for (claim, stat), rows in groups.items():
+        if len(rows) == 1 and not rows[0][0]:
+            row = rows[0][1]
+            value = interval(row.value, row.ci_low, row.ci_high)
+        else:
+            value = ", ".join(f"{p} {num(r.value)}" for p, r in rows)
+        by_verdict: dict[str, list[str]] = {}
+        for p, r in rows:
+            by_verdict.setdefault(str(r.verdict), []).append(p)
+        if len(by_verdict) == 1:
+            (v, ps), = by_verdict.items()  # fmt: skip
+            verdict = verdict_text(v) + (f" on all {len(ps)}" if len(ps) > 1 else "")
+        else:
+            verdict = "; ".join(
+                f"{verdict_text(v)}: {', '.join(ps)}" for v, ps in by_verdict.items()
+            )
+        lines.append(f"| {claim} | {cell(stat)} | {cell(value)} | {cell(verdict)} |")
+    return "\n".join(lines)
+
+
+# --- timings --------------------------------------------------------------------------------------
+TIMINGS = Path("data/timings")
+
+
+def load_timing(repo: Path, name: str) -> dict | None:
+    """A measurement written by ``boexplore.bench.wall`` (None if it was never taken)."""
+    path = repo / TIMINGS / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def duration(seconds: float) -> str:
+    """Minutes (``33 min``, ``4 min 50 s`` below 10 min) — the precision a reader plans with."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 600:
+        return f"{s // 60} min {s % 60:02d} s"
+    m = int(round(s / 60))
+    return f"{m} min" if m < 60 else f"{m // 60} h {m % 60:02d} min"
+
+
+def time_phrase(repo: Path, name: str) -> str:
+    """``33 min on 2 cores`` from the measurement ``name``."""
+    t = load_timing(repo, name)
+    if t is None:
+        return f"(not measured yet: python -m boexplore.bench.wall --name {name} ...)"
+    idle = "idle " if t["load_before"] < 1.0 else ""
+    loaded = "" if idle else f" (load {t['load_before']:.1f})"
+    return f"{duration(t['wall_s'])} on {t['cores']} {idle}cores{loaded}"
+
+
+def plan_now_s(repo: Path, rec: dict) -> float | None:
+    """The wall time today's plan line predicts for a recorded fresh workflow run."""
+    from boexplore.bench.wall import configfile_of
+    from boexplore.pipeline.progress import predicted_costs, predicted_wall_s
+    from boexplore.workflow_config import load_config
+
+    if not rec.get("n_jobs") or not rec["command"].startswith("snakemake"):
+        return None
+    costs = list(predicted_costs(load_config(repo / configfile_of(rec["command"]))).values())
+    return predicted_wall_s(costs, rec["cores"], rec["n_jobs"] - len(costs))
+
+
+def timings_table(repo: Path) -> str:
+    """Every measurement: command, wall, CPU, the plan line then and now, where and when."""
+    paths = sorted((repo / TIMINGS).glob("*.json"))
+    if not paths:
+        return MISSING.format(what="data/timings/")
+    lines = [
+        "| measurement | command | wall | CPU | plan line at the time | plan line now | machine |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for path in paths:
+        t = json.loads(path.read_text())
+        then = (t.get("plan") or {}).get("predicted_wall_s")
+        now = plan_now_s(repo, t)
+        cpu = f"{t['cpu_s'] / 60:.1f} CPU-min" if t.get("cpu_s") else "–"
+        machine = f"{t['cores']} cores, load {t['load_before']:.1f} at start, {t['date'][:10]}"
+        lines.append(
+            f"| {path.stem} | `{cell(t['command'])}` | {duration(t['wall_s'])} | {cpu} | "
+            f"{_vs(then, t['wall_s'])} | {_vs(now, t['wall_s'])} | {machine} |"
+        )
+    notes = [
+        f"- **{p.stem}**: {cell(json.loads(p.read_text())['source'])}"
+        for p in paths
+        if json.loads(p.read_text()).get("source")
+    ]
+    return "\n".join(lines + ([""] + notes if notes else []))
+
+
+def _vs(predicted: float | None, measured: float) -> str:
+    return f"{duration(predicted)} ({predicted / measured:.2f}×)" if predicted else "–"
+
+
+# --- cost-model estimates -------------------------------------------------------------------------
+def estimate_text(repo: Path, configfile: str) -> str:
+    """What ``boexplore estimate --configfile F`` prints (the cost model's per-stage table)."""
+    from boexplore.pipeline import cost
+    from boexplore.workflow_config import load_config
+
+    config = load_config(repo / configfile)
+    jobs = cost.workflow_job_costs(config, cost.config_calibration(config))
+    return "\n".join(
+        [
+            "```text",
+            f"$ boexplore estimate --configfile {configfile}",
+            f"config {configfile} (run {config['run_name']}): {len(jobs)} compute jobs",
+            cost.format_summary(cost.summarize(jobs, config), config),
+            "```",
+        ]
+    )
+
+
+def estimate_total(repo: Path, configfile: str) -> str:
+    """``10,302 CPU-hours``: the cost model's total for a config."""
+    from boexplore.pipeline import cost
+    from boexplore.workflow_config import load_config
+
+    config = load_config(repo / configfile)
+    total = sum(j.cpu_s for j in cost.workflow_job_costs(config, cost.config_calibration(config)))
+    return f"{total / 3600:,.0f} CPU-hours" if total >= 360_000 else f"{total / 3600:.2f} CPU-hours"
+
+
+def plan_line(repo: Path, name: str, configfile: str) -> str:
+    """The plan line a fresh run of ``configfile`` prints (jobs counted from the measurement)."""
+    from boexplore.pipeline.progress import format_plan_line, make_plan, predicted_costs
+    from boexplore.workflow_config import load_config
+
+    config = load_config(repo / configfile)
+    costs = predicted_costs(config)
+    rec = load_timing(repo, name) or {}
+    n_other = max(int(rec.get("n_jobs") or len(costs)) - len(costs), 0)
+    plan = make_plan(costs, [], int(rec.get("cores") or 2), config["run_name"], None, 0.0, n_other)
+    return "```text\n" + format_plan_line(plan) + "\n```"
+
+
+# --- registry -------------------------------------------------------------------------------------
+def _claims(tier: str, paper: int) -> Callable[[Path], str]:
+    def render(repo: Path) -> str:
+        csv = repo / "data" / tier / "tables" / f"claims_paper{paper}.csv"
+        if not csv.exists():
+            return MISSING.format(what=f"`data/{tier}/tables/claims_paper{paper}.csv`")
+        return paper1_table(csv) if paper == 1 else paper2_table(csv)
+
+    return render
+
+
+def _table_file(tier: str, name: str) -> Callable[[Path], str]:
+    """A committed Markdown table, included verbatim (e.g. the E2 coverage per cell)."""
+
+    def render(repo: Path) -> str:
+        path = repo / "data" / tier / "tables" / name
+        if not path.exists():
+            return MISSING.format(what=f"`data/{tier}/tables/{name}`")
+        return path.read_text().strip()
+
+    return render
+
+
+def _time(name: str) -> Callable[[Path], str]:
+    return lambda repo: time_phrase(repo, name)
+
+
+RENDERERS: dict[str, Callable[[Path], str]] = {
+    "paper1-replicate": _claims("replicate", 1),
+    "paper1-default": _claims("default", 1),
+    "paper2-default": _claims("default", 2),
+    "paper2-coverage-default": _table_file("default", "paper2_e2_coverage.md"),
+    "timings": timings_table,
+    "time-default": _time("default"),
+    "time-smoke": _time("smoke"),
+    "time-replicate": _time("replicate"),
+    "time-tests": _time("tests"),
+    "plan-default": lambda repo: plan_line(repo, "default", "config/config.yaml"),
+    "estimate-paper": lambda repo: estimate_text(repo, "config/paper.yaml"),
+    "estimate-default": lambda repo: estimate_text(repo, "config/config.yaml"),
+    "estimate-paper-total": lambda repo: estimate_total(repo, "config/paper.yaml"),
+}
+
+
+def render(name: str, repo: Path) -> str:
+    """Body of region ``name``: block text sits on its own lines, a phrase stays inline."""
+    if name not in RENDERERS:
+        raise KeyError(f"unknown generated region {name!r}; known: {', '.join(RENDERERS)}")
+    text = RENDERERS[name](repo).strip()
+    return f"\n{text}\n" if "\n" in text or text.startswith("|") else text
+
+
+def rewrite(text: str, repo: Path) -> str:
+    """``text`` with every generated region re-rendered."""
+
+    def sub(m: re.Match) -> str:
+        name = m["name"]
+        return f"<!-- BEGIN generated:{name} -->{render(name, repo)}<!-- END generated:{name} -->"
+
+    return REGION.sub(sub, text)
+
+
+def text_files(repo: Path, patterns: Iterable[str] = TEXT_FILES) -> list[Path]:
+    """The Markdown files this module renders (``OTHER_GENERATORS``' pages excluded)."""
+    other = {repo / name for name in OTHER_GENERATORS}
+    return sorted({p for pat in patterns for p in repo.glob(pat) if p.is_file() and p not in other})
+
+
+def check(repo: Path = REPO, patterns: Iterable[str] = TEXT_FILES) -> list[str]:
+    """One message per region whose committed text differs from what the tables give."""
+    problems = []
+    for path in text_files(repo, patterns):
+        text = path.read_text()
+        for m in REGION.finditer(text):
+            want = render(m["name"], repo)
+            if m["body"] != want:
+                problems.append(
+                    f"{path.relative_to(repo)}: region {m['name']!r} differs from its tables"
+                )
+    return problems
+
+
+def write(repo: Path = REPO, patterns: Iterable[str] = TEXT_FILES) -> list[Path]:
+    """Rewrite every file with generated regions; returns the files that changed."""
+    changed = []
+    for path in text_files(repo, patterns):
+        text = path.read_text()
+        new = rewrite(text, repo)
+        if new != text:
+            path.write_text(new)
+            changed.append(path)
+    return changed
+
+
+def sync(results: Path, dest: Path) -> list[Path]:
+    """Copy the :data:`SYNC_TABLES` of a finished run (``results/<run>``) into ``dest``."""
+    src = Path(results) / "tables"
+    missing = [n for n in ("claims_paper1.csv", "claims_paper2.csv") if not (src / n).exists()]
+    if missing:
+        raise FileNotFoundError(f"{src} has no {', '.join(missing)}: is the run finished?")
+    dest.mkdir(parents=True, exist_ok=True)
+    out = []
+    for name in SYNC_TABLES:
+        if (src / name).exists():
+            out.append(Path(shutil.copyfile(src / name, dest / name)))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description="Render the generated regions of README.md and docs/*.md from the committed tables."
+    )
+    ap.add_argument("--check", action="store_true", help="exit 1 if any region is stale")
+    ap.add_argument("--sync", type=Path, metavar="RESULTS",
+                    help="first copy the tables of a finished run (e.g. results/default)")  # fmt: skip
+    ap.add_argument("--to", type=Path, default=None,
+                    help="destination of --sync (default data/<run name>/tables)")  # fmt: skip
+    ap.add_argument("--repo", type=Path, default=REPO)
+    args = ap.parse_args(argv)
+    if args.sync:
+        dest = args.to or args.repo / "data" / args.sync.name / "tables"
+        for path in sync(args.sync, dest):
+            print(f"copied {path}")
+    if args.check:
+        problems = check(args.repo)
+        for p in problems:
+            print(p)
+        if problems:
+            print("regenerate: python -m boexplore.reporting.results_text")
+        return 1 if problems else 0
+    for path in write(args.repo):
+        print(f"rewrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

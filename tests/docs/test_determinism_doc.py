@@ -1,0 +1,29 @@
+"""docs/determinism.md: every measured number is rendered from its committed table."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from boexplore.reporting import determinism_doc as dd
+
+
+def test_page_equals_its_rendering_from_the_committed_tables():
+    text = dd.PAGE.read_text()
+    assert dd.render_page(text) == text, "run python -m boexplore.reporting.determinism_doc"
+
+
+def test_every_table_is_committed_and_rendered():
+    text = dd.PAGE.read_text()
+    for name, (path, _) in dd.RENDERERS.items():
+        assert path.exists(), f"{path} is missing"
+        assert f"<!-- BEGIN generated:{name} -->\n|" in text or name == "verify"
+
+
+def test_control_a_changed_table_makes_the_page_stale(tmp_path, monkeypatch):
+    table = pd.read_csv(dd.CAUSES)
+    table.loc[0, "first_divergent_iteration"] = 999
+    changed = tmp_path / "causes.csv"
+    table.to_csv(changed, index=False)
+    monkeypatch.setitem(dd.RENDERERS, "causes", (changed, dd.render_causes))
+    text = dd.PAGE.read_text()
+    assert dd.render_page(text) != text

@@ -1,0 +1,99 @@
+"""README and docs: generated regions equal what the committed tables give; generated pages current."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from boexplore.reporting import results_text as rt
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_readme_and_docs_match_the_committed_tables() -> None:
+    assert rt.check(REPO) == [], "regenerate: python -m boexplore.reporting.results_text"
+
+
+def test_readme_has_the_generated_results_and_times() -> None:
+    names = {m["name"] for m in rt.REGION.finditer((REPO / "README.md").read_text())}
+    assert {"paper1-replicate", "paper2-default", "time-default", "time-smoke"} <= names
+    assert len((REPO / "README.md").read_text().splitlines()) <= 200
+
+
+@pytest.fixture
+def mini_repo(tmp_path: Path) -> Path:
+    """README + the replicate claims table in a scratch repository."""
+    (tmp_path / "data" / "replicate" / "tables").mkdir(parents=True)
+    shutil.copy(
+        REPO / "data/replicate/tables/claims_paper1.csv", tmp_path / "data/replicate/tables"
+    )
+    (tmp_path / "README.md").write_text(
+        "x\n<!-- BEGIN generated:paper1-replicate -->\n<!-- END generated:paper1-replicate -->\n"
+    )
+    rt.write(tmp_path, ["README.md"])
+    assert rt.check(tmp_path, ["README.md"]) == []
+    return tmp_path
+
+
+def test_a_number_edited_in_the_text_fails_the_check(mini_repo: Path) -> None:
+    readme = mini_repo / "README.md"
+    text = readme.read_text()
+    assert "0.72 [0.589, 0.815]" in text  # P1-C1's rho in the replicate tier
+    readme.write_text(text.replace("0.72 [0.589, 0.815]", "0.74 [0.589, 0.815]"))
+    assert rt.check(mini_repo, ["README.md"]) == [
+        "README.md: region 'paper1-replicate' differs from its tables"
+    ]
+
+
+def test_a_table_updated_without_regenerating_fails_the_check(mini_repo: Path) -> None:
+    csv = mini_repo / "data/replicate/tables/claims_paper1.csv"
+    csv.write_text(csv.read_text().replace("not reproduced", "reproduced", 1))
+    assert len(rt.check(mini_repo, ["README.md"])) == 1
+
+
+def test_paper2_rows_group_problems_and_verdicts(tmp_path: Path) -> None:
+    import pandas as pd
+
+    rows = [
+        ("P2-C2", f"R_T(RR-TS)/R_T(GP-TS) ({p})", v, "reproduced" if v < 1.5 else "inconclusive")
+        for p, v in (("nn1d", 0.907), ("nn2d", 0.798), ("gp1d", 1.7))
+    ]
+    frame = pd.DataFrame(rows, columns=["claim_id", "statistic", "value", "verdict"])
+    frame[["ci_low", "ci_high"]] = 0.0
+    frame.to_csv(tmp_path / "c.csv", index=False)
+    table = rt.paper2_table(tmp_path / "c.csv")
+    assert "nn1d 0.907, nn2d 0.798, gp1d 1.7" in table
+    assert "**reproduced**: nn1d, nn2d; inconclusive: gp1d" in table
+
+
+def test_sync_copies_the_small_tables_only(tmp_path: Path) -> None:
+    src = tmp_path / "results" / "default" / "tables"
+    src.mkdir(parents=True)
+    for name in ("claims_paper1.csv", "claims_paper2.csv", "metrics.parquet"):
+        (src / name).write_text("x")
+    copied = rt.sync(src.parent, tmp_path / "data" / "default" / "tables")
+    assert sorted(p.name for p in copied) == ["claims_paper1.csv", "claims_paper2.csv"]
+    with pytest.raises(FileNotFoundError):
+        rt.sync(tmp_path / "nothing", tmp_path / "out")
+
+
+def test_configuration_reference_is_generated_from_the_schemas() -> None:
+    from boexplore.reporting.config_docs import page_markdown
+
+    page = (REPO / "docs" / "configuration.md").read_text()
+    assert page == page_markdown(), "regenerate: python -m boexplore.reporting.config_docs"
+    for key in ("`run_name`", "`bo.by_method`", "`thresholds", "`e1.policy_overrides`"):
+        assert key in page, key
+
+
+def test_tutorial_page_shows_the_current_script() -> None:
+    from boexplore.reporting.tutorial_page import recorded_sha, script_sha, split_docstring
+
+    page = REPO / "docs" / "tutorial.md"
+    assert recorded_sha(page) == script_sha(REPO / "docs" / "tutorial.py"), (
+        "regenerate: python -m boexplore.reporting.tutorial_page"
+    )
+    _, code = split_docstring((REPO / "docs" / "tutorial.py").read_text())
+    assert code in page.read_text()
