@@ -103,7 +103,8 @@ def test_snakemake_dry_run_stops_on_cross_key_and_duplicate_errors(tmp_path) -> 
 
 # -- case 4: CLI arguments ------------------------------------------------------------------
 
-RUN = ["run", "--problem", "branin", "--dim", "2", "--method", "random", "--budget", "6"]
+RUN = ["run", "--problem", "branin", "--dim", "2", "--method", "random", "--budget", "6",
+       "--numerics", "unpinned"]  # fmt: skip
 
 
 def test_negative_seed_is_refused_before_any_work(tmp_path, capsys) -> None:

@@ -46,7 +46,8 @@ def test_kill9_at_random_points_gives_the_uninterrupted_trace(spec, tmp_path) ->
     out, ckpt = tmp_path / "t.parquet", tmp_path / "t.ckpt"
     args = ["run", "--problem", "branin", "--dim", "2", "--method", spec, "--seed", "11",
             "--budget", str(BUDGET), "--n-init", str(N_INIT), "--out", str(out),
-            "--checkpoint", str(ckpt), "--quiet", "--settings", json.dumps(FAST)]  # fmt: skip
+            "--checkpoint", str(ckpt), "--quiet", "--settings", json.dumps(FAST),
+            "--numerics", "unpinned"]  # fmt: skip
     first, second = sorted(int(k) for k in rng.choice(range(1, 6), size=2, replace=False))
     for k in (first, second):  # two kills, each at a random moment after iteration k
         proc = spawn(args)

@@ -33,7 +33,8 @@ def test_cli_instance_seed_change_starts_afresh(tmp_path, caplog) -> None:
                checkpoint=default_checkpoint_path(out), callback=kill_at(3), **FAST)  # fmt: skip
     args = ["run", "--problem", PROBLEM, "--dim", str(DIM), "--instance-seed", "1",
             "--method", METHOD, "--seed", "0", "--budget", str(BUDGET), "--n-init", str(N_INIT),
-            "--out", str(out), "--quiet", "--settings", json.dumps(FAST)]  # fmt: skip
+            "--out", str(out), "--quiet", "--settings", json.dumps(FAST),
+            "--numerics", "unpinned"]  # fmt: skip
     with caplog.at_level(logging.WARNING, logger="boexplore.bo"):
         assert main(args) == 0
     clean = run_bo(_problem(1), METHOD, seed=0, budget=BUDGET, n_init=N_INIT, **FAST)

@@ -32,6 +32,7 @@ CONFIG = {
     "n_init": 4,
     "bo": {"num_restarts": 2, "raw_samples": 32, "extra": {"mc_samples": 16, "acq_maxiter": 20}},
     "parametric": {"enabled": False},
+    "numerics": {"profile": "unpinned"},  # the in-process reference runs are unpinned too
 }
 
 

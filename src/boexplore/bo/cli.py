@@ -81,6 +81,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    _check_args(args)  # before a possible re-exec for the numerics profile
     ensure_profile(args.numerics)
     import torch
 
@@ -91,7 +92,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from boexplore.io import atomic_write
     from boexplore.problems import get_problem, load_instance
 
-    _check_args(args)
     torch.set_num_threads(int(args.threads))
     if args.problem_file is not None:
         problem = load_instance(args.problem_file)
