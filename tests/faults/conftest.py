@@ -15,7 +15,10 @@ import torch
 
 
 @pytest.fixture(autouse=True)
-def _quiet_single_thread():
+def _quiet_single_thread(monkeypatch):
+    # The in-process reference runs are unpinned: CLI runs (in-process and subprocess) and
+    # workflow jobs must be too, and an in-process `boexplore run` must not re-exec pytest.
+    monkeypatch.setenv("BOEXPLORE_NUMERICS", "unpinned")
     torch.set_num_threads(1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
