@@ -130,14 +130,21 @@ def test_sidecar_without_repo_or_manifest(tmp_path, monkeypatch) -> None:
     assert record["git"]["commit"] == "abc123" and record["provenance"] is None
 
 
-def test_checkpoint_round_trip_through_io(tmp_path) -> None:
-    """Checkpoints are written by boexplore.io (fsync'd bytes) and leave no temp file."""
-    from boexplore.bo.checkpoint import load_checkpoint, save_checkpoint
+def test_checkpoint_round_trip_is_atomic_and_keeps_the_previous(tmp_path) -> None:
+    """Checkpoints (npz + JSON meta, fsync'd, renamed into place) leave no temp file."""
+    import numpy as np
+
+    from boexplore.bo.checkpoint import read_checkpoint, save_checkpoint
 
     path = tmp_path / "run.parquet.ckpt"
-    save_checkpoint(path, {"X": [[0.1, 0.2]], "iteration": 3})
-    assert load_checkpoint(path) == {"version": 1, "X": [[0.1, 0.2]], "iteration": 3}
+    save_checkpoint(path, {"X": np.array([[0.1, 0.2]])}, {"iteration": 3})
+    got = read_checkpoint(path)
+    assert got.meta["iteration"] == 3 and got.arrays["X"].tolist() == [[0.1, 0.2]]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.parquet.ckpt"]
-    save_checkpoint(path, {"iteration": 4})  # replaced whole, atomically
-    assert load_checkpoint(path)["iteration"] == 4
-    assert load_checkpoint(tmp_path / "absent.ckpt") is None
+    save_checkpoint(path, {"X": np.zeros((0, 2))}, {"iteration": 4})  # replaced whole
+    assert read_checkpoint(path).meta["iteration"] == 4
+    assert read_checkpoint(tmp_path / "run.parquet.ckpt.prev").meta["iteration"] == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "run.parquet.ckpt",
+        "run.parquet.ckpt.prev",
+    ]

@@ -3,7 +3,9 @@
 Two layers: the JSON Schema shipped in ``boexplore.schema`` (types, ranges, unknown keys,
 defaults filled in) and semantic checks the schema cannot express (the problem
 is registered, the dimension is allowed for it, the method spec parses).
-Every error names the offending key, e.g. ``methods.ucb_hi``.
+Every error names the offending key, e.g. ``methods.ucb_hi``. Config files are read with
+a duplicate-key check (``read_yaml``): YAML silently keeps the last of two equal keys, so a
+repeated problem or method label would vanish without it.
 """
 
 from __future__ import annotations
@@ -143,6 +145,83 @@ def _semantic_errors(config: Mapping[str, Any]) -> Iterator[str]:
             config["methods"], rule["method"]
         ):
             yield f"config key exclude.{i}: pattern matches no configured problem/method"
+    yield from _analysis_errors(config)
+    yield from _parametric_errors(config)
+
+
+def _analysis_errors(config: Mapping[str, Any]) -> Iterator[str]:
+    """Paper-1 analysis cross-references: every group named by the order/claims exists."""
+    analysis = config.get("analysis") or {}
+    groups = analysis.get("groups") or {}
+    refs: list[tuple[str, str]] = [
+        (f"analysis.paper_order.{i}", g)
+        for i, level in enumerate(analysis.get("paper_order") or [])
+        for g in level
+    ]
+    for key in ("explorers", "exploiters", "c4_ts_groups", "c5_ucb_groups"):
+        refs += [(f"analysis.{key}", g) for g in analysis.get(key) or []]
+    for key, group in refs:
+        if group not in groups:
+            yield (
+                f"config key {key}: group {group!r} is not defined in analysis.groups "
+                f"(defined: {', '.join(groups) or 'none'})"
+            )
+    seen: dict[str, str] = {}
+    for group, labels in groups.items():
+        for label in labels:
+            if label in seen and seen[label] != group:
+                yield (
+                    f"config key analysis.groups.{group}: method label {label!r} is already "
+                    f"in group {seen[label]!r} (a method belongs to one paper group)"
+                )
+            seen.setdefault(label, group)
+
+
+def _parametric_errors(config: Mapping[str, Any]) -> Iterator[str]:
+    """Paper-2 cross-references: experiments name configured problems, claims run methods."""
+    par = config.get("parametric") or {}
+    if not par.get("enabled", True):
+        return
+    problems = set(par.get("problems") or {})
+    e1 = par.get("e1") or {}
+    e1_on = e1.get("enabled", True)
+    for i, name in enumerate(e1.get("problems") or [] if e1_on else []):
+        if name not in problems:
+            yield f"config key parametric.e1.problems.{i}: {name!r} is not a key of parametric.problems"
+    e3 = par.get("e3") or {}
+    if e3.get("enabled", True) and e3.get("problem") is not None and e3["problem"] not in problems:
+        yield f"config key parametric.e3.problem: {e3['problem']!r} is not a key of parametric.problems"
+    for exp in ("e1", "e2"):
+        section = par.get(exp) or {}
+        methods = set(section.get("methods") or [])
+        for name in section.get("policy_overrides") or {}:
+            if name not in methods:
+                yield (
+                    f"config key parametric.{exp}.policy_overrides.{name}: not one of "
+                    f"parametric.{exp}.methods ({', '.join(sorted(methods))})"
+                )
+    claims = par.get("claims") or {}
+    e1_methods = set(e1.get("methods") or [])
+    if e1_on and claims.get("policy") is not None and claims["policy"] not in e1_methods:
+        yield (
+            f"config key parametric.claims.policy: {claims['policy']!r} is not run by "
+            f"parametric.e1.methods ({', '.join(sorted(e1_methods))})"
+        )
+    known = set(_parametric_method_names())
+    for i, name in enumerate(claims.get("ablations") or []):
+        if name not in known:
+            yield f"config key parametric.claims.ablations.{i}: {name!r} is not a paper-2 method"
+    e1_problems = set(e1.get("problems") or [])
+    for i, name in enumerate(claims.get("problems") or [] if e1_on else []):
+        if name not in e1_problems:
+            yield f"config key parametric.claims.problems.{i}: {name!r} is not in parametric.e1.problems"
+
+
+def _parametric_method_names() -> list[str]:
+    """The paper-2 method names (the schema's enum: one home)."""
+    from boexplore.schema import load_schema
+
+    return list(load_schema("parametric")["$defs"]["method"]["enum"])
 
 
 def _pes_max_dim_default() -> int:
@@ -183,9 +262,36 @@ def validate_config(config: Mapping[str, Any], schema_dir: str | Path = SCHEMA_D
     return checked
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a mapping with the same key twice (names file, line, key)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise ConfigError(
+                    f"{key_node.start_mark.name}: line {line}: duplicate key {key!r} "
+                    f"(first at line {seen[key]}); YAML would silently keep only the last"
+                )
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def read_yaml(path: str | Path) -> Any:
+    """Parse a YAML file like ``yaml.safe_load`` but fail on duplicate keys (``ConfigError``)."""
+    path = Path(path)
+    with open(path, encoding="utf-8") as fh:
+        try:
+            return yaml.load(fh, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+
+
 def load_config(path: str | Path, schema_dir: Path = SCHEMA_DIR) -> dict:
-    """Read a YAML config file and validate it."""
-    data = yaml.safe_load(Path(path).read_text()) or {}
+    """Read a YAML config file (duplicate keys refused) and validate it."""
+    data = read_yaml(path) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: top level must be a mapping")
     return validate_config(data, schema_dir)

@@ -10,7 +10,6 @@ and its trace must be identical to the uninterrupted local trace.
 from __future__ import annotations
 
 import os
-import pickle
 import shutil
 import subprocess
 import time
@@ -114,11 +113,9 @@ def _slurm_job_id(comment_parts: list[str]) -> tuple[str, str] | None:
 
 
 def _checkpoint_iteration(path: Path) -> int | None:
-    try:
-        with open(path, "rb") as fh:
-            return int(pickle.load(fh)["state"]["last_iteration"])
-    except (OSError, EOFError, pickle.UnpicklingError, KeyError):
-        return None  # not written yet (or mid-rename)
+    from boexplore.bo.checkpoint import checkpoint_iteration
+
+    return checkpoint_iteration(path)  # None: not written yet (or mid-rename)
 
 
 @pytest.fixture(scope="module")

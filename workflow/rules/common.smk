@@ -4,11 +4,14 @@ from boexplore.workflow_config import (
     method_bo_settings,
     numerics_profile,
     problem_design,
+    read_yaml,
     run_table,
     validate_config,
 )
 
 try:
+    for _configfile in workflow.configfiles:  # Snakemake's YAML loader keeps the last duplicate
+        read_yaml(_configfile)
     config = validate_config(config)  # schemas ship with the package (boexplore/schema)
 except ConfigError as err:
     raise WorkflowError(f"invalid configuration:\n{err}") from None

@@ -61,12 +61,33 @@ def _cmd_methods(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_args(args: argparse.Namespace) -> None:
+    """Argument errors before any problem is built or any evaluation made (names the flag)."""
+    from boexplore.bo.checkpoint import default_checkpoint_path
+    from boexplore.cli_checks import check_min, check_output_path
+
+    check_min(args.seed, 0, "--seed")
+    check_min(args.budget, 1, "--budget")
+    check_min(args.dim, 1, "--dim")
+    check_min(args.n_init, 1, "--n-init")
+    check_min(args.threads, 1, "--threads")
+    check_min(args.instance_seed, 0, "--instance-seed")
+    if args.problem_file is None and not args.problem:
+        raise ValueError("give --problem (with --dim) or --problem-file")
+    if args.problem_file is not None and not args.problem_file.is_file():
+        raise ValueError(f"--problem-file {args.problem_file}: no such file")
+    check_output_path(args.out, "--out")
+    check_output_path(args.checkpoint or default_checkpoint_path(args.out), "--checkpoint")
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
+    _check_args(args)  # before a possible re-exec for the numerics profile
     ensure_profile(args.numerics)
     import torch
 
-    from boexplore.bo.checkpoint import default_checkpoint_path
+    from boexplore.bo.checkpoint import default_checkpoint_path, remove_checkpoint
     from boexplore.bo.design import resolve_n_init
+    from boexplore.bo.identity import problem_file_digest
     from boexplore.bo.loop import run_bo
     from boexplore.io import atomic_write
     from boexplore.problems import get_problem, load_instance
@@ -82,11 +103,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise ValueError("give --problem (with --dim) or --problem-file")
     if args.dim is not None and problem.dim != args.dim:
         raise ValueError(f"--dim {args.dim} does not match the problem's dim {problem.dim}")
-    settings = json.loads(args.settings)
+    try:
+        settings = json.loads(args.settings)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--settings is not valid JSON ({exc})") from None
     if not isinstance(settings, dict):
         raise ValueError("--settings must be a JSON object")
     n_init = resolve_n_init(args.n_init, problem.dim, args.budget, args.allow_large_init)
     ckpt = args.checkpoint or default_checkpoint_path(args.out)
+    # a problem file is identified by its bytes (and data files), as in the workflow
+    digest = problem_file_digest(args.problem_file) if args.problem_file is not None else None
     if not args.quiet:
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     trace = run_bo(
@@ -99,11 +125,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         method_label=args.method_label,
         problem_label=label,
+        problem_sha256=digest,
         **settings,
     )
     stamp_trace(trace)
     buf = io.BytesIO()
     trace.to_parquet(buf, index=False)
     atomic_write(buf.getvalue(), args.out)  # parquet bytes whatever the suffix
-    Path(ckpt).unlink(missing_ok=True)
+    remove_checkpoint(Path(ckpt))
     return 0

@@ -13,9 +13,15 @@ the normalised lengthscales) used to propose each point, NaN for runs without
 candidates of that iteration replaced, NaN without ``+raasp``. Together they
 show whether the trust region shrinks and RAASP stays local at a given budget.
 
-Resuming: the loop checkpoints after every iteration (atomic write). A run
-started with an existing checkpoint continues after its last iteration and
-ends with the same trace an uninterrupted run gives.
+Resuming: the loop checkpoints after every iteration (``bo/checkpoint.py``: arrays +
+JSON, checksummed, atomic, previous one kept). A run started with an existing
+checkpoint continues after its last iteration and ends with the same trace an
+uninterrupted run gives -- only when the checkpoint's identity (``bo/identity.py``:
+problem instance, method, settings, seed, n_init, engine) equals the run's. A
+checkpoint of another identity, a corrupt one, or one that is not a prefix of this
+run (more evaluations than the budget; a last batch cut short by a smaller budget)
+is moved aside with one log line and the run starts afresh. A larger budget than
+the checkpoint's continues it.
 
 NaN policy: non-finite objective values are kept as NaN in the trace ``y``
 column; the GP sees them imputed with the worst finite value observed so far
@@ -26,6 +32,7 @@ failure.
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import sys
@@ -40,7 +47,13 @@ import torch
 from torch.quasirandom import SobolEngine
 
 from boexplore.bo.acquisition import propose
-from boexplore.bo.checkpoint import load_checkpoint, save_checkpoint
+from boexplore.bo.checkpoint import Checkpoint, load_resumable, save_checkpoint
+from boexplore.bo.identity import (
+    identity_diff,
+    identity_sha256,
+    problem_digest,
+    run_identity,
+)
 from boexplore.bo.methods import MethodSpec, parse_method
 from boexplore.bo.model import condition_gp, fit_gp, hyper_state
 from boexplore.bo.settings import BOSettings
@@ -118,15 +131,44 @@ class _RunState:
             self.raasp_n_perturbed.append(raasp_n_perturbed)
         self.last_iteration = it
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in vars(self).items()}
+    _COLUMNS = ("iteration", "batch_index", "fit_seconds", "acq_seconds", "tr_length")
+    _COLUMNS += ("raasp_n_perturbed",)
+
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """(arrays, JSON-able scalars) for a checkpoint; exact (float64, JSON floats)."""
+        arrays = {"X": self.X, "y": self.y, "fallback": np.asarray(self.fallback, dtype=str)}
+        arrays.update({k: np.asarray(getattr(self, k)) for k in self._COLUMNS})
+        warm = self.warm or {}
+        arrays.update({f"warm.{k}": np.asarray(v) for k, v in warm.items()})
+        scalars = {
+            "last_iteration": self.last_iteration,
+            "tr": self.tr,
+            "warm": None if self.warm is None else sorted(warm),
+        }
+        return arrays, scalars
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], dim: int) -> _RunState:
-        out = cls(dim)
-        for k in vars(out):
-            setattr(out, k, data[k])
+    def from_arrays(cls, arrays: dict[str, np.ndarray], scalars: dict[str, Any]) -> _RunState:
+        """Inverse of ``to_arrays``; ValueError when the arrays do not fit together."""
+        X, y = np.asarray(arrays["X"], dtype=float), np.asarray(arrays["y"], dtype=float)
+        out = cls(X.shape[1] if X.ndim == 2 else 0)
+        out.X, out.y = X, y
+        out.fallback = [str(v) for v in arrays["fallback"]]
+        for k in cls._COLUMNS:
+            setattr(out, k, arrays[k].tolist())
+        lengths = {len(getattr(out, k)) for k in ("y", "fallback", *cls._COLUMNS)}
+        if X.ndim != 2 or lengths != {X.shape[0]}:
+            raise ValueError("checkpoint arrays have inconsistent lengths")
+        out.last_iteration = int(scalars["last_iteration"])
+        out.tr = scalars["tr"]
+        names = scalars["warm"]
+        out.warm = None if names is None else {k: arrays[f"warm.{k}"] for k in names}
         return out
+
+    def batch_sizes(self) -> list[int]:
+        """Evaluations per BO iteration (iterations >= 1), in order."""
+        its = np.asarray(self.iteration, dtype=np.int64)
+        return np.bincount(its[its > 0])[1:].tolist() if its.size else []
 
 
 def _trace(
@@ -246,6 +288,29 @@ def _step(
     return X_new.numpy(), fit_s, acq_s, ";".join(flags)
 
 
+def _reject(
+    ckpt: Checkpoint, identity: dict[str, Any], identity_hash: str, budget: int, q: int
+) -> tuple[str, str] | None:
+    """Why ``ckpt`` cannot continue this run -- (tag, reason) -- or None when it can."""
+    meta = ckpt.meta
+    if meta.get("identity_sha256") != identity_hash:
+        keys = identity_diff(meta.get("identity") or {}, identity) or ["identity"]
+        return "identity", f"it belongs to a different run (differs in: {', '.join(keys)})"
+    try:
+        state = _RunState.from_arrays(ckpt.arrays, meta["state"])
+    except (KeyError, TypeError, ValueError) as exc:
+        return "invalid", f"its state is incomplete ({type(exc).__name__}: {exc})"
+    n = len(state.y)
+    if n > budget:
+        return "budget", f"it holds {n} evaluations, more than the budget {budget}"
+    if n < budget and any(b != q for b in state.batch_sizes()):
+        return "budget", (
+            f"its last batch was cut to fit budget {meta.get('budget')}, so it is not a "
+            f"prefix of a budget-{budget} run"
+        )
+    return None
+
+
 def run_bo(
     problem: Any,
     method_spec: str,
@@ -257,6 +322,7 @@ def run_bo(
     method_label: str | None = None,
     problem_label: str | None = None,
     callback: Callback | None = None,
+    problem_sha256: str | None = None,
     **settings: Any,
 ) -> pd.DataFrame:
     """Run BO of ``method_spec`` on ``problem`` for ``budget`` evaluations (incl. ``n_init`` initial).
@@ -264,10 +330,14 @@ def run_bo(
     ``problem`` needs ``dim``, ``evaluate(X_unit) -> y`` and ``optimum_value``
     (and ``name`` unless ``problem_label`` is given). ``checkpoint``: file to
     resume from / save to after each iteration. ``callback(iteration, trace)``
-    runs after each checkpoint (e.g. to stop a run). ``settings``: fields of
+    runs after each checkpoint (e.g. to stop a run). ``problem_sha256``: the
+    instance's identity in the checkpoint (default: sha256 of ``problem.to_spec()``;
+    the workflow passes the problem file's digest). ``settings``: fields of
     ``BOSettings``. Returns the trace (one row per evaluation).
     """
     spec = parse_method(method_spec)
+    if int(seed) < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
     cfg = BOSettings.from_kwargs(**settings)
     if cfg.num_threads is not None:
         torch.set_num_threads(int(cfg.num_threads))
@@ -284,30 +354,34 @@ def run_bo(
         )
     problem_label = problem_label or str(getattr(problem, "name", "problem"))
     method_label = method_label or spec.label()
-    key = {
-        "problem": problem_label,
-        "dim": d,
-        "method_spec": spec.canonical(),
-        "seed": int(seed),
-        "budget": int(budget),
-        "n_init": int(n_init),
-        "settings": {k: v for k, v in cfg.to_dict().items() if k != "num_threads"},
-    }
+    settings_id = {k: v for k, v in cfg.to_dict().items() if k != "num_threads"}
+    identity = run_identity(
+        problem_sha256 or problem_digest(problem), d, spec.canonical(), seed, n_init, settings_id
+    )
+    identity = json.loads(json.dumps(identity))  # as stored: tuples -> lists
+    identity_hash = identity_sha256(identity)
 
     state = _RunState(d)
     if checkpoint is not None:
-        stored = load_checkpoint(Path(checkpoint))
+        stored = load_resumable(
+            Path(checkpoint), lambda ck: _reject(ck, identity, identity_hash, budget, spec.q)
+        )
         if stored is not None:
-            if stored["key"] != key:
-                raise ValueError(
-                    f"checkpoint {checkpoint} belongs to a different run: {stored['key']} != {key}"
-                )
-            state = _RunState.from_dict(stored["state"], d)
+            state = _RunState.from_arrays(stored.arrays, stored.meta["state"])
             LOG.info("resuming from %s after iteration %d", checkpoint, state.last_iteration)
 
     def save() -> None:
         if checkpoint is not None:
-            save_checkpoint(Path(checkpoint), {"key": key, "state": state.to_dict()})
+            arrays, scalars = state.to_arrays()
+            meta = {
+                "identity": identity,
+                "identity_sha256": identity_hash,
+                "budget": int(budget),
+                "problem": problem_label,
+                "method": method_label,
+                "state": scalars,
+            }
+            save_checkpoint(Path(checkpoint), arrays, meta)
 
     def report(it: int) -> None:
         trace = _trace(state, problem, method_spec, method_label, problem_label, seed, n_init)

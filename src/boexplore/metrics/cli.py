@@ -26,7 +26,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="search box to rescale to [0,1]^d: 'LO HI' for every dimension, or d lows then d highs",
     )
     p.add_argument(
-        "--x-columns", nargs="+", metavar="COL", help="table columns holding the point coordinates"
+        "--columns",
+        "--x-columns",
+        dest="x_columns",
+        nargs="+",
+        metavar="COL",
+        help="table columns holding the point coordinates (default: x_0, x_1, ...; a table "
+        "without them must name its columns unless every column is a plain numeric coordinate)",
     )
     p.add_argument(
         "--oe-reps",

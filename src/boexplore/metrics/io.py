@@ -20,7 +20,11 @@ SUFFIXES: tuple[str, ...] = (".csv", ".npy", ".parquet")
 
 
 def load_points(path: str | Path, x_columns_arg: list[str] | None = None) -> np.ndarray:
-    """Points (T, d) from ``path``; tables use ``x_columns_arg``, else x_0.., else all numeric columns."""
+    """Points (T, d) from ``path``.
+
+    Tables use ``x_columns_arg``, else x_0.., else the numeric columns when none of them is
+    named like a value (``y``, ``regret``, ...; then a ValueError asks for ``--columns``).
+    """
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"no such file: {p}")
@@ -32,20 +36,49 @@ def load_points(path: str | Path, x_columns_arg: list[str] | None = None) -> np.
         return np.asarray(arr, dtype=np.float64) if arr.dtype.kind in "biuf" else _bad_dtype(p, arr)
     if suffix not in (".csv", ".parquet"):
         raise ValueError(f"unsupported file type {suffix!r}; expected one of {SUFFIXES}")
-    columns = _read_table(p)
+    try:
+        columns = _read_table(p)
+    except (ValueError, UnicodeDecodeError) as exc:  # empty, binary, malformed
+        raise ValueError(f"{p}: cannot read as a {suffix[1:]} table ({exc})") from None
     if x_columns_arg:
         missing = [c for c in x_columns_arg if c not in columns]
         if missing:
             raise ValueError(f"columns {missing} not in {p.name} (has {list(columns)})")
         cols = list(x_columns_arg)
     else:
-        cols = x_columns(columns) or [c for c, v in columns.items() if v is not None]
-    if not cols:
-        raise ValueError(f"{p.name} has no x_0.. columns and no numeric columns")
+        cols = x_columns(columns) or _unambiguous_columns(p, columns)
     non_numeric = [c for c in cols if columns[c] is None]
     if non_numeric:
         raise ValueError(f"columns {non_numeric} in {p.name} are not numeric")
     return np.column_stack([columns[c] for c in cols]).astype(np.float64, copy=False)
+
+
+#: Column names of values, not coordinates (trace columns; common objective names).
+NOT_COORDINATES: frozenset[str] = frozenset(
+    {"y", "f", "fx", "value", "objective", "target", "best_so_far", "regret", "seed", "dim",
+     "iteration", "eval_index", "batch_index", "is_initial", "fit_seconds", "acq_seconds",
+     "tr_length", "raasp_n_perturbed", "time", "step", "index"}
+)  # fmt: skip
+
+
+def _unambiguous_columns(path: Path, columns: Mapping[str, np.ndarray | None]) -> list[str]:
+    """The numeric columns, when none has a value/bookkeeping name (``y``, ``regret``...).
+
+    A table without ``x_*`` columns is only read as points when no numeric column could be
+    anything but a coordinate: an objective column ``y`` silently taken as a coordinate
+    would change every metric. Non-numeric columns (labels) are ignored.
+    """
+    numeric = [c for c, v in columns.items() if v is not None]
+    if not numeric:
+        raise ValueError(f"{path}: no x_0.. columns and no numeric columns")
+    odd = [c for c in numeric if c.strip().lower() in NOT_COORDINATES]
+    if odd:
+        raise ValueError(
+            f"{path}: no x_0.. columns, and numeric column(s) {', '.join(odd)} look like "
+            f"values, not coordinates; name the coordinate columns with --columns "
+            f"(numeric columns: {', '.join(numeric)})"
+        )
+    return numeric
 
 
 def _read_table(path: Path) -> dict[str, np.ndarray | None]:

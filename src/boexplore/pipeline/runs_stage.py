@@ -27,12 +27,17 @@ def run_from_spec(
     """Run BO on the saved instance for each seed in turn; write all traces to one parquet.
 
     Each seed checkpoints to ``<checkpoint_dir>/seed<k>.ckpt`` after every
-    iteration, so a killed job resumes at the seed and iteration it reached.
+    iteration, so a killed job resumes at the seed and iteration it reached. The
+    checkpoints carry the problem file's digest (JSON + data files), so a changed
+    instance never resumes an old run; they are removed once the trace is written,
+    so a forced rerun starts afresh.
     """
     import pandas as pd
     import torch
 
     from boexplore.bo import run_bo
+    from boexplore.bo.checkpoint import remove_checkpoint
+    from boexplore.bo.identity import problem_file_digest
     from boexplore.numerics import stamp_trace
     from boexplore.problems import load_instance
 
@@ -40,6 +45,7 @@ def run_from_spec(
     torch.set_num_threads(int(settings.pop("torch_threads", 1)))
     extra = dict(settings.pop("extra", {}) or {})
     problem = load_instance(problem_json)
+    problem_sha256 = problem_file_digest(problem_json)
     if checkpoint_dir is not None:
         Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
     log.info(
@@ -48,6 +54,7 @@ def run_from_spec(
         ", ".join(f"{k}={v}" for k, v in sorted({**settings, **extra}.items())) or "defaults",
     )
     traces = []
+    checkpoints: list[Path] = []
     for seed in seeds:
         log.info(
             "run %s / %s (%s) seed %d budget %d",
@@ -60,6 +67,8 @@ def run_from_spec(
         checkpoint = (
             Path(checkpoint_dir) / f"seed{seed}.ckpt" if checkpoint_dir is not None else None
         )
+        if checkpoint is not None:
+            checkpoints.append(checkpoint)
         traces.append(
             run_bo(
                 problem,
@@ -71,10 +80,13 @@ def run_from_spec(
                 progress=True,
                 method_label=method_label,
                 problem_label=problem_label,
+                problem_sha256=problem_sha256,
                 **settings,
                 **extra,
             )
         )
     trace = pd.concat(traces, ignore_index=True)
     atomic_write(stamp_trace(trace), out)
+    for checkpoint in checkpoints:
+        remove_checkpoint(checkpoint)
     log.info("wrote %s (%d rows, %d seeds)", out, len(trace), len(traces))
