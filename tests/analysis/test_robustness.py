@@ -275,3 +275,33 @@ def test_sensitivity_cells_are_off_in_replicate_and_on_in_the_overlay():
         "ucb_high",
         *new[:3],
     }
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.floats(-0.02, 0.02, allow_nan=False), min_size=4, max_size=10),
+    st.floats(0, 0.01),
+    st.floats(0, 0.01),
+)
+def test_tie_margin_only_moves_a_unit_towards_for(diffs, m1, m2):
+    """A larger C3 margin never turns a unit against the claim (non-inferiority is monotone)."""
+    from boexplore.analysis.decide import classify_units, paired_units
+    from boexplore.analysis.verdict import Rule
+
+    d = np.asarray(diffs)
+    final = pd.DataFrame(
+        {
+            "problem": "p",
+            "dim": 2,
+            "seed": np.tile(np.arange(d.size), 2),
+            "method": ["a"] * d.size + ["b"] * d.size,
+            "otsd_norm": np.concatenate([d, np.zeros(d.size)]),
+        }
+    )
+    rank = {"against": 0, "none": 1, "for": 2}
+    lo, hi = sorted((m1, m2))
+    out = [
+        classify_units(paired_units(final, "otsd_norm", [("a", "b")], "C3", shift=m), Rule())
+        for m in (lo, hi)
+    ]
+    assert rank[out[0]["outcome"].iloc[0]] <= rank[out[1]["outcome"].iloc[0]]
