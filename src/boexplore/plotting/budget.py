@@ -94,7 +94,8 @@ def plot_budget_curves(
     set_style()
     fr = budget[budget["prefix_kind"] == "fraction"].copy()
     fr["variant"] = fr["variant"].fillna("").astype(str)
-    keys = list(dict.fromkeys(zip(fr["claim_id"], fr["variant"], strict=True)))
+    rows = fr[fr["part"].fillna("") == ""]  # claim rows (C3's tie-aware parts are not panels)
+    keys = list(dict.fromkeys(zip(rows["claim_id"], rows["variant"], strict=True)))
     n = max(1, len(keys))
     ncol = 3
     nrow = math.ceil(n / ncol)
