@@ -256,7 +256,7 @@ def test_boundary_share_counts_bo_points_only(tmp_path):
 
 def test_sensitivity_cells_are_off_in_replicate_and_on_in_the_overlay():
     base = yaml.safe_load(open("config/replicate.yaml"))
-    overlay = yaml.safe_load(open("config/replicate-sensitivity.yaml"))
+    overlay = yaml.safe_load(open("config/overlays/replicate-sensitivity.yaml"))
     merged = {**base, **overlay}
     new = ["ucb_b0_1", "ucb_b4", "ucb_b64", "ts_raasp"]
     for p in base["problems"]:
