@@ -82,7 +82,10 @@ def test_designed_data_reproduce_every_claim(designed):
     # C2 is decided per metric, C3 per adjacent pair
     p = designed.parts
     assert set(p.loc[p.claim_id == "P1-C2", "metric"]) == {"otsd_norm", "oe_rel"}
-    assert (p.loc[p.claim_id == "P1-C3", "part"].str.contains("⪰")).sum() == 6
+    c3 = p[p.claim_id == "P1-C3"]
+    # strict parts (variant "") and tie-aware parts (the verdict), one per adjacent pair each
+    assert (c3.loc[c3.variant == "", "part"].str.contains("⪰")).sum() == 6
+    assert (c3.loc[c3.variant == "tie-aware", "part"].str.contains("⪰")).sum() == 6
     assert {"p_adj", "outcome", "effect"} <= set(designed.units.columns)
 
 
@@ -108,11 +111,21 @@ def test_controls_fail_each_verdict():
 
 
 def test_top_pair_reversal_fails_c3_even_with_high_tau():
-    over = {(p, "ucb_high"): 1.05 for p in LOW}  # UCB(beta=16) above random in low d
+    # UCB(beta=16) above random in low d by 0.03 normalised OTSD: beyond the tie margin (0.005)
+    over = {(p, "ucb_high"): 1.3 for p in LOW}
     c = _by_id(build_claims(_run(overrides=over)))["P1-C3"]
     assert c.value > 0.5  # tau alone still agrees with the paper
-    assert c.verdict == NOT_REPRODUCED
+    assert c.verdict == NOT_REPRODUCED and c.decision_strict == NOT_REPRODUCED
     assert "random ⪰ ucb_high: 3/6 for, 3 against" in c.note
+
+
+def test_c3_reversal_within_the_tie_margin_is_a_tie():
+    # 0.1 * 0.02 = 0.002 normalised OTSD above random: a tie for the paper's ⪰, a reversal
+    # for the strict rule (kept as decision_strict)
+    over = {(p, "ucb_high"): 1.02 for p in LOW}
+    c = _by_id(build_claims(_run(overrides=over, noise=0.002)))["P1-C3"]
+    assert c.decision_strict == NOT_REPRODUCED
+    assert c.verdict == REPRODUCED, c.note
 
 
 def test_null_effects_are_undecidable_with_a_size():

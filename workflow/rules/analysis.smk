@@ -38,6 +38,8 @@ P1_FIGURE_INPUTS = {
     },
     "taxonomy_hasse": {"pairs": P1_TABLE["taxonomy_pairs"]},
     "tour_quality": {"tours": P1_TOURS},
+    # issue 28: every claim's statistic, interval and verdict against the budget
+    "claims_budget": {"budget": f"{TABLES}/claims_paper1_budget.csv"},
 }
 
 
@@ -48,6 +50,8 @@ ANALYSIS_OUTPUTS = (
         f"{TABLES}/claims_paper1.md",
         f"{TABLES}/claims_paper1_parts.csv",
         f"{TABLES}/claims_paper1_units.csv",
+        f"{TABLES}/claims_paper1_budget.csv",
+        f"{TABLES}/claims_paper1_sensitivity.csv",
         P1_TOURS,
     ]
     + [f"{FIGURES}/{name}.{ext}" for name in P1_FIGURE_INPUTS for ext in ("png", "pdf", "json")]
@@ -64,6 +68,9 @@ rule paper1_analysis:
         claims_md=f"{TABLES}/claims_paper1.md",
         claims_parts=f"{TABLES}/claims_paper1_parts.csv",
         claims_units=f"{TABLES}/claims_paper1_units.csv",
+        # issues 22 / 27 / 28: budget curves and the per-setting verdicts
+        claims_budget=f"{TABLES}/claims_paper1_budget.csv",
+        claims_sensitivity=f"{TABLES}/claims_paper1_sensitivity.csv",
     params:
         analysis=report_param(config.get("analysis"), "analysis"),
     log:

@@ -11,6 +11,8 @@ RELEASE_TABLE_NAMES = [
     "claims_paper1.md",
     "claims_paper1_parts.csv",
     "claims_paper1_units.csv",
+    "claims_paper1_budget.csv",
+    "claims_paper1_sensitivity.csv",
     "runs_summary.csv",
     "bounds_summary.csv",
     "paper1_tour_quality.csv",

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from boexplore.analysis.claims import claims_report, write_claims
+from boexplore.analysis.boundary import boundary_table
+from boexplore.analysis.claims_release import released_claims, write_released_claims
 from boexplore.analysis.pipeline import run_analysis, write_tables
 from boexplore.analysis.variants import mechanism_activity_from_files
 from boexplore.pipeline.io import setup_job_logging
@@ -20,14 +21,25 @@ for name, path in written.items():
     expected = Path(getattr(snakemake.output, name))
     if expected != path:
         raise RuntimeError(f"table {name} written to {path}, rule expects {expected}")
-report = claims_report(result)
-write_claims(
-    report,
+cfg = result.config
+boundary = boundary_table(
+    runs,
+    list(cfg["sensitivity"]["ts_maximiser"]),
+    int(cfg["low_d_max"]),
+    int(cfg["high_d_min"]),
+    float(cfg["robustness"]["boundary_tol"]),
+)
+released = released_claims(result, boundary)
+write_released_claims(
+    released,
     snakemake.output.claims_csv,
     snakemake.output.claims_md,
-    getattr(snakemake.output, "claims_parts", None),
-    getattr(snakemake.output, "claims_units", None),
+    snakemake.output.claims_parts,
+    snakemake.output.claims_units,
+    snakemake.output.claims_budget,
+    snakemake.output.claims_sensitivity,
 )
 for note in result.notes:
     print(f"note: {note}", file=sys.stderr)
-print(report.claims[["claim_id", "variant", "value", "verdict", "n"]].to_string(), file=sys.stderr)
+cols = ["claim_id", "variant", "value", "verdict", "holds_from", "stability", "lopo_changes"]
+print(released.claims[cols].to_string(), file=sys.stderr)

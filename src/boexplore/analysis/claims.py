@@ -49,7 +49,7 @@ methods are absent is reported as missing data, never as an error.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,10 +59,12 @@ import pandas as pd
 
 from boexplore.analysis.decide import (
     UNIT_COLUMNS,
+    WideTable,
     classify_units,
     paired_units,
     rule_from_config,
     summarize_part,
+    wide_table,
 )
 from boexplore.analysis.markdown import markdown_table
 from boexplore.analysis.performance import curvature_bootstrap
@@ -172,18 +174,58 @@ def _subset(r: AnalysisResult, name: str) -> pd.DataFrame:
 
 
 class _Builder:
-    """Collects parts and units while the claim rows are built."""
+    """Collects parts and units while the claim rows are built.
 
-    def __init__(self, r: AnalysisResult) -> None:
+    ``light`` skips the power analysis (re-decisions on budget prefixes, seed
+    resamples, left-out problems and settings need the decision, not the scale);
+    ``test`` is the per-unit paired test (``t``, or ``wilcoxon`` / ``sign`` for the
+    non-parametric column); ``effect_boot`` overrides the resamples of the part
+    effect intervals (0 = no interval).
+    """
+
+    def __init__(
+        self,
+        r: AnalysisResult,
+        *,
+        light: bool = False,
+        test: str = "t",
+        effect_boot: int | None = None,
+    ) -> None:
         self.r = r
         self.cfg = r.config
         self.rule: Rule = rule_from_config(self.cfg["decision"])
+        self.light = light
+        self.test = test
+        self.effect_boot = int(self.cfg["n_boot"]) if effect_boot is None else int(effect_boot)
+        self._wide: dict[tuple[str, str], WideTable] = {}
         self.parts: list[dict[str, Any]] = []
         self.units: list[pd.DataFrame] = []
         pw = self.cfg["power"]
         self.min_seeds = int(self.cfg["min_seeds"])
         self.seeds_grid = [s for s in pw["seeds_grid"] if s >= max(2, self.min_seeds)]
         self.problems_grid = list(pw["problems_grid"])
+
+    def pairs(
+        self,
+        subset: str,
+        metric: str,
+        pairs: Sequence[tuple[str, str]],
+        part: str,
+        shift: float = 0.0,
+    ) -> pd.DataFrame:
+        """Paired units on ``subset`` (all, low-d, high-d) with this builder's test.
+
+        The metric's wide table is built once per builder (see :class:`decide.WideTable`).
+        """
+        key = (subset, metric)
+        if key not in self._wide:
+            if (("all", metric)) not in self._wide:
+                self._wide[("all", metric)] = wide_table(self.r.final, metric)
+            full = self._wide[("all", metric)]
+            lo, hi = int(self.cfg["low_d_max"]), int(self.cfg["high_d_min"])
+            keep = {"low-d": lambda d: d <= lo, "high-d": lambda d: d >= hi}.get(subset)
+            self._wide[key] = full if keep is None else full.subset(keep)
+        return paired_units(self._wide[key], metric, pairs, part, test=self.test, shift=shift)
 
     def power(self, units: pd.DataFrame) -> PowerNeed:
         pw = self.cfg["power"]
@@ -209,15 +251,13 @@ class _Builder:
     ) -> dict[str, Any]:
         """Classify, decide and (when undecided) size one claim part."""
         units = classify_units(units, self.rule)
-        s = summarize_part(
-            units, self.rule, seed=int(self.cfg["seed"]), n_boot=int(self.cfg["n_boot"])
-        )
+        s = summarize_part(units, self.rule, seed=int(self.cfg["seed"]), n_boot=self.effect_boot)
         notes = [note] if note else []
         if s["decision"] != MISSING and s["min_seeds"] < self.min_seeds:
             s["decision"] = UNDECIDED
             notes.append(f"fewer than min_seeds={self.min_seeds} seeds")
         need = PowerNeed(None, None, np.nan, np.nan, np.nan, np.nan)
-        if s["decision"] == UNDECIDED:
+        if s["decision"] == UNDECIDED and not self.light:
             need = self.power(units)
         row = {
             "claim_id": cid,
@@ -235,7 +275,9 @@ class _Builder:
         self.parts.append(row)
         if not units.empty:
             self.units.append(
-                units.assign(claim_id=cid, variant=variant, metric=metric, subset=subset)
+                units.assign(
+                    claim_id=cid, variant=variant, metric=metric, subset=subset, part_name=part
+                )
             )
         return row
 
@@ -382,7 +424,7 @@ def claim_c2(b: _Builder) -> dict[str, Any]:
             f"explorer>exploiter [{x}]",
             x,
             "all",
-            paired_units(b.r.final, x, pairs, "C2"),
+            b.pairs("all", x, pairs, "C2"),
         )
         for x in cfg["exploration_metrics"]
     ]
@@ -412,17 +454,37 @@ def _adjacent_pairs(
     return out
 
 
-def claim_c3(b: _Builder) -> dict[str, Any]:
+def _chain(b: _Builder, variant: str, shift: float) -> tuple[str, list[dict[str, Any]], str]:
+    """C3's chain over adjacent levels: (decision, parts, summary text) at one tie margin."""
     r, cfg = b.r, b.cfg
-    metric, thr = cfg["primary_metric"], cfg["thresholds"]["c3_tau"]
-    pair_parts = [
-        b.part("P1-C3", "", name, metric, "all", paired_units(r.final, metric, pairs, "C3"))
+    metric = cfg["primary_metric"]
+    parts = [
+        b.part("P1-C3", variant, name, metric, "all", b.pairs("all", metric, pairs, "C3", shift))
         for name, pairs in _adjacent_pairs(cfg, set(r.final["method"].unique()))
     ]
-    decided = [p for p in pair_parts if p["decision"] != MISSING]
+    decided = [p for p in parts if p["decision"] != MISSING]
     k_for = sum(p["decision"] == REPRODUCED for p in decided)
     k_against = sum(p["decision"] == NOT_REPRODUCED for p in decided)
     chain = b.rule.decide(k_for, k_against, len(decided)) if decided else MISSING
+    text = f"{k_for}/{len(decided)} reproduced, {k_against} contradicted -> {chain}"
+    return chain, parts, text
+
+
+def claim_c3(b: _Builder) -> dict[str, Any]:
+    """Kendall τ with the paper's order AND the chain of adjacent ⪰.
+
+    The verdict uses the tie-aware ⪰ of the paper (``c3_tie_margin`` > 0: a
+    non-inferiority test, A ⪰ B unless A is significantly below B by more than the
+    margin); ``decision_strict`` keeps the strict rule (a significant A > B needed).
+    """
+    r, cfg = b.r, b.cfg
+    metric, thr = cfg["primary_metric"], cfg["thresholds"]["c3_tau"]
+    margin = float(cfg["c3_tie_margin"])
+    strict, strict_parts, strict_txt = _chain(b, "", 0.0)
+    if margin > 0:
+        tie, pair_parts, tie_txt = _chain(b, "tie-aware", margin)
+    else:
+        tie, pair_parts, tie_txt = strict, strict_parts, strict_txt
     t = r.paper_tau[(r.paper_tau["subset"] == "all") & (r.paper_tau["metric"] == metric)]
     tau = lo = hi = np.nan
     n_prob = n_lab = 0
@@ -433,34 +495,49 @@ def claim_c3(b: _Builder) -> dict[str, Any]:
     tau_dec = interval_verdict(tau, lo, hi, thr, n_prob, int(cfg["min_problems"]))
     if r.min_seeds_seen < b.min_seeds and tau_dec != UNDECIDED:
         tau_dec = UNDECIDED
-    decision = combine([chain, tau_dec]) if chain != MISSING else tau_dec
-    needs = _needs(pair_parts) if chain == UNDECIDED else ""
-    if tau_dec == UNDECIDED:
+
+    def with_tau(chain: str) -> str:
+        return combine([chain, tau_dec]) if chain != MISSING else tau_dec
+
+    decision = with_tau(tie)
+    needs = _needs(pair_parts) if tie == UNDECIDED else ""
+    if tau_dec == UNDECIDED and not b.light:
         m = interval_problems_needed(tau, lo, hi, thr, n_prob, power=float(cfg["power"]["target"]))
         s_need = max(b.min_seeds, r.min_seeds_seen)
         tau_need = (
             f"τ: {s_need} seeds × {m} problems" if m else "τ: not decided within the power grid"
         )
         needs = f"{needs}; {tau_need}" if needs else tau_need
-    chain_txt = (
-        f"adjacent pairs: {k_for}/{len(decided)} reproduced, {k_against} contradicted -> {chain}"
-    )
+    tie_name = f"tie-aware (margin {margin:g} {metric})" if margin > 0 else "strict"
     return {
         "claim_id": "P1-C3",
         "variant": "",
         "claim": CLAIMS["P1-C3"],
         "statistic": f"Kendall tau-b between paper level and mean within-problem rank of {metric} "
         "(bootstrap CI over problems) AND the chain rule over adjacent pairs of the paper's order "
-        "(each pair decided by the unit rule)",
+        f"(each pair decided by the unit rule; verdict: {tie_name} ⪰, decision_strict: a "
+        "significant > needed)",
         "value": tau,
         "ci_low": lo,
         "ci_high": hi,
         "threshold": thr,
         "verdict": _final_verdict(decision, needs, "no labels of the paper's order in the data"),
         "decision": decision,
+        "decision_strict": with_tau(strict),
         "needs": needs,
         "n": n_lab,
-        "note": "; ".join([f"tau -> {tau_dec}", chain_txt, *(_part_text(p) for p in pair_parts)]),
+        "note": "; ".join(
+            [
+                f"tau -> {tau_dec}",
+                f"adjacent pairs, {tie_name}: {tie_txt}",
+                *(_part_text(p) for p in pair_parts),
+                *(
+                    [f"strict ⪰: {strict_txt}", *(_part_text(p) for p in strict_parts)]
+                    if margin > 0
+                    else []
+                ),
+            ]
+        ),
     }
 
 
@@ -469,8 +546,8 @@ def claim_c4(b: _Builder, ts_group: str) -> dict[str, Any]:
     ts = _present(r, cfg["groups"].get(ts_group, []))
     rnd = _present(r, _labels(cfg, ["random"]))
     primary = cfg["primary_metric"]
-    hi_u = paired_units(_subset(r, "high-d"), "otsd_norm", [(t, x) for t in ts for x in rnd], "C4")
-    lo_u = paired_units(_subset(r, "low-d"), primary, [(x, t) for t in ts for x in rnd], "C4")
+    hi_u = b.pairs("high-d", "otsd_norm", [(t, x) for t in ts for x in rnd], "C4")
+    lo_u = b.pairs("low-d", primary, [(x, t) for t in ts for x in rnd], "C4")
     missing = "" if ts else f"group {ts_group!r} has no label in this run"
     parts = [
         b.part(
@@ -493,8 +570,8 @@ def claim_c5(b: _Builder) -> dict[str, Any]:
     r, cfg = b.r, b.cfg
     ei, ucb = _present(r, _labels(cfg, ["ei"])), _present(r, _labels(cfg, cfg["c5_ucb_groups"]))
     x = cfg["primary_metric"]
-    lo_u = paired_units(_subset(r, "low-d"), x, [(e, u) for e in ei for u in ucb], "C5")
-    hi_u = paired_units(_subset(r, "high-d"), x, [(u, e) for e in ei for u in ucb], "C5")
+    lo_u = b.pairs("low-d", x, [(e, u) for e in ei for u in ucb], "C5")
+    hi_u = b.pairs("high-d", x, [(u, e) for e in ei for u in ucb], "C5")
     missing = "" if ei and ucb else f"no EI or UCB ({cfg['c5_ucb_groups']}) label in this run"
     parts = [
         b.part("P1-C5", "", f"low-d EI>UCB [{x}]", x, "low-d", lo_u, missing),
@@ -528,7 +605,7 @@ def _active_units(b: _Builder, units: pd.DataFrame, factor: str) -> tuple[pd.Dat
     return out, f"mechanism acted on {len(out)}/{len(units)} units"
 
 
-def _factor_claim(b: _Builder, cid: str, factors: Sequence[str], sign: int) -> dict[str, Any]:
+def factor_claim(b: _Builder, cid: str, factors: Sequence[str], sign: int) -> dict[str, Any]:
     r = b.r
     vp = r.variant_pairs
     parts = []
@@ -541,7 +618,7 @@ def _factor_claim(b: _Builder, cid: str, factors: Sequence[str], sign: int) -> d
         for x in b.cfg["exploration_metrics"]:
             # oriented so that positive = the claimed direction; C7 keeps the variant in column b
             oriented = pairs if sign > 0 else [(base, v) for v, base in pairs]
-            units = paired_units(r.final, x, oriented, cid)
+            units = b.pairs("all", x, oriented, cid)
             note = "" if pairs else f"no matched {factor} variant pairs"
             if sign < 0 and not units.empty:
                 units, note = _active_units(b, units, factor)
@@ -570,6 +647,9 @@ def claim_c8(b: _Builder) -> dict[str, Any]:
     r, cfg = b.r, b.cfg
     f = r.final
     base = f[(f["q"] == 1) & ~f["trust_region"] & ~f["raasp"]]
+    min_methods = int(cfg["c8_min_methods"])
+    n_methods = base.groupby("problem")["method"].nunique()
+    base = base[base["problem"].isin(n_methods[n_methods >= min_methods].index)]
     shape = curvature_bootstrap(
         base,
         cfg["primary_metric"],
@@ -608,23 +688,52 @@ def claim_c8(b: _Builder) -> dict[str, Any]:
         "attainable] support",
         [part],
         b.rule,
-        note=f"per problem: {detail}; chance level of concave+interior {chance:.2f}",
-        missing_note="no problem with >= 3 base methods",
+        note=f"problems with >= {min_methods} base methods; per problem: {detail}; "
+        f"chance level of concave+interior {chance:.2f}",
+        missing_note=f"no problem with >= {max(3, min_methods)} base methods",
     )
 
 
-def claims_report(r: AnalysisResult) -> ClaimsReport:
-    """Claims, parts and unit tables for one analysis result."""
-    b = _Builder(r)
-    rows = [claim_c1(b), claim_c2(b), claim_c3(b)]
-    rows += [claim_c4(b, g) for g in b.cfg["c4_ts_groups"]]
-    rows += [
-        claim_c5(b),
-        _factor_claim(b, "P1-C6", ["q"], +1),
-        _factor_claim(b, "P1-C7", ["trust_region", "raasp"], -1),
-        claim_c8(b),
-    ]
-    claims = pd.DataFrame(rows, columns=PAPER1_COLUMNS)
+RowBuilder = Callable[[_Builder], list[dict[str, Any]]]
+
+
+def _rows_c4(b: _Builder) -> list[dict[str, Any]]:
+    return [claim_c4(b, g) for g in b.cfg["c4_ts_groups"]]
+
+
+def one_row(fn: Callable[[_Builder], dict[str, Any]]) -> RowBuilder:
+    return lambda b: [fn(b)]
+
+
+#: The ONE list of claim-row builders, in table order. A module adding rows (e.g. the
+#: paper-1 uses P1-U*) appends its builder here; every re-decision (budget prefixes, seed
+#: resamples, left-out problems, settings) then covers the new rows too.
+ROW_BUILDERS: list[RowBuilder] = [
+    one_row(claim_c1),
+    one_row(claim_c2),
+    one_row(claim_c3),
+    _rows_c4,
+    one_row(claim_c5),
+    one_row(lambda b: factor_claim(b, "P1-C6", ["q"], +1)),
+    one_row(lambda b: factor_claim(b, "P1-C7", ["trust_region", "raasp"], -1)),
+    one_row(claim_c8),
+]
+
+
+def claims_report(
+    r: AnalysisResult,
+    *,
+    light: bool = False,
+    test: str = "t",
+    effect_boot: int | None = None,
+    builders: Sequence[RowBuilder] | None = None,
+) -> ClaimsReport:
+    """Claims, parts and unit tables for one analysis result (see :class:`_Builder`)."""
+    b = _Builder(r, light=light, test=test, effect_boot=effect_boot)
+    rows = [row for build in (ROW_BUILDERS if builders is None else builders) for row in build(b)]
+    for row in rows:
+        row.setdefault("decision_strict", row["decision"])
+    claims = pd.DataFrame(rows, columns=[*PAPER1_COLUMNS, "decision_strict"])
     parts = pd.DataFrame(b.parts, columns=PART_COLUMNS)
     units = pd.concat(b.units, ignore_index=True) if b.units else pd.DataFrame()
     if "diffs" in units.columns:

@@ -11,6 +11,8 @@ from boexplore.schema import schema_defaults
 # The defaults are read from the schema (src/boexplore/schema/analysis.schema.yaml), the one
 # place they are written down; the thresholds there are fixed before results are seen.
 DEFAULTS: dict[str, Any] = schema_defaults("analysis")
+# Mappings whose keys are the user's labels: replaced as a whole, never merged key by key.
+FREE_MAPS = frozenset({"groups", "ucb_beta", "ts_maximiser"})
 
 
 def _merge(base: dict[str, Any], over: Mapping[str, Any], path: str) -> dict[str, Any]:
@@ -18,7 +20,7 @@ def _merge(base: dict[str, Any], over: Mapping[str, Any], path: str) -> dict[str
     for key, val in over.items():
         if key not in base:
             raise ValueError(f"unknown key analysis.{path}{key}; known: {sorted(base)}")
-        if isinstance(base[key], dict) and key not in ("groups",):
+        if isinstance(base[key], dict) and key not in FREE_MAPS:
             if not isinstance(val, Mapping):
                 raise ValueError(f"analysis.{path}{key} must be a mapping, got {val!r}")
             out[key] = _merge(base[key], val, f"{path}{key}.")

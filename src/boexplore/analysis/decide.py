@@ -36,13 +36,14 @@ then seeds within problems) for the magnitude.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.stats import adjust_pvalues, hierarchical_bootstrap_ci, paired_t_two_sided
+from boexplore.analysis.stats import TWO_SIDED_TESTS, adjust_pvalues, hierarchical_bootstrap_ci
 from boexplore.analysis.verdict import MISSING, Rule
 
 UNIT_COLUMNS = [
@@ -62,36 +63,80 @@ UNIT_COLUMNS = [
 ]
 
 
+@dataclass(frozen=True)
+class WideTable:
+    """One metric as a (problem × seed) × method matrix: the input of :func:`paired_units`.
+
+    Built once per metric and reused by every claim part (pivoting per part dominated
+    the cost of re-deciding the claims on thousands of resamples).
+    """
+
+    values: np.ndarray
+    col: dict[str, int]
+    problem_of: np.ndarray
+    dims: dict[str, int]
+
+    def subset(self, keep_problem: Callable[[int], bool]) -> WideTable:
+        """Rows of the problems whose dimension passes ``keep_problem``."""
+        ok = np.array([keep_problem(self.dims[p]) for p in self.problem_of], dtype=bool)
+        dims = {p: d for p, d in self.dims.items() if keep_problem(d)}
+        return WideTable(self.values[ok], self.col, self.problem_of[ok], dims)
+
+
+def wide_table(final: pd.DataFrame, metric: str) -> WideTable:
+    """:class:`WideTable` of ``metric`` (first row per problem, seed, method)."""
+    if final.empty or metric not in final.columns:
+        return WideTable(np.empty((0, 0)), {}, np.empty(0, dtype=object), {})
+    keep = final[["problem", "dim", "seed", "method", metric]].drop_duplicates(
+        ["problem", "seed", "method"]
+    )
+    wide = keep.pivot(index=["problem", "seed"], columns="method", values=metric)
+    return WideTable(
+        wide.to_numpy(float),
+        {m: i for i, m in enumerate(wide.columns)},
+        wide.index.get_level_values("problem").to_numpy(),
+        {str(k): int(v) for k, v in keep.groupby("problem")["dim"].first().items()},
+    )
+
+
 def paired_units(
-    final: pd.DataFrame,
+    final: pd.DataFrame | WideTable,
     metric: str,
     pairs: Sequence[tuple[str, str]],
     part: str,
     sign: int = 1,
+    *,
+    test: str = "t",
+    shift: float = 0.0,
 ) -> pd.DataFrame:
-    """One row per (problem, a, b) with both labels present: seed-paired ``sign·(a − b)``.
+    """One row per (problem, a, b) with both labels present: seed-paired ``sign·(a − b) + shift``.
 
     ``diffs`` (an object column) keeps the per-seed differences for the
     hierarchical bootstrap; ``effect`` = mean / sd of the differences (Cohen's
     d_z, the per-seed standardised effect the power analysis extrapolates).
+    ``test`` names the two-sided paired test (``t``, ``wilcoxon``, ``sign``:
+    :data:`boexplore.analysis.stats.TWO_SIDED_TESTS`). ``shift`` > 0 turns the
+    test into a non-inferiority test of "a ⪰ b up to a margin" (the tie-aware ⪰
+    of P1-C3): *for* means a − b > −margin significantly, *against* means a is
+    below b by more than the margin significantly.
     """
+    p_test = TWO_SIDED_TESTS[test]
     rows: list[dict[str, Any]] = []
-    if final.empty or metric not in final.columns:
+    w = final if isinstance(final, WideTable) else wide_table(final, metric)
+    if w.values.size == 0:
         return pd.DataFrame(columns=[*UNIT_COLUMNS, "diffs"])
-    keep = final[final["method"].isin({m for pair in pairs for m in pair})]
-    keep = keep.drop_duplicates(["problem", "seed", "method"])
-    dims = keep.groupby("problem")["dim"].first()
-    wide_all = keep.set_index(["problem", "seed", "method"])[metric].unstack("method")
-    for problem, wide in wide_all.groupby(level="problem", sort=True):
+    dims, col, values, problem_of = w.dims, w.col, w.values, w.problem_of
+    for problem in sorted(set(problem_of)):
+        wide = values[problem_of == problem]
         g_dim = int(dims[problem])
         for a, b in pairs:
-            if a not in wide.columns or b not in wide.columns or a == b:
+            if a not in col or b not in col or a == b:
                 continue
-            d = sign * (wide[a] - wide[b]).to_numpy(float)
+            d = sign * (wide[:, col[a]] - wide[:, col[b]]) + shift
             d = d[np.isfinite(d)]
             if d.size == 0:
                 continue
-            p, mean = paired_t_two_sided(d)
+            p, mean = p_test(d)
             sd = float(d.std(ddof=1)) if d.size > 1 else np.nan
             if d.size > 1 and sd > 0:
                 effect = mean / sd
@@ -108,7 +153,7 @@ def paired_units(
                     "mean_diff": mean,
                     "sd_diff": sd,
                     "effect": effect,
-                    "kind": "t",
+                    "kind": test,
                     "p": p,
                     "diffs": d,
                 }
@@ -142,7 +187,7 @@ def summarize_part(
     k_for = int((units["outcome"] == "for").sum()) if n else 0
     k_against = int((units["outcome"] == "against").sum()) if n else 0
     eff = lo = hi = np.nan
-    if n and "diffs" in units.columns:
+    if n and "diffs" in units.columns and n_boot > 0:  # n_boot = 0: decision only (fast)
         groups = [
             np.concatenate([np.asarray(d, float) for d in g["diffs"]])
             for _, g in units.groupby("problem")

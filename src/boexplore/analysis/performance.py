@@ -12,6 +12,7 @@ strictly inside the range (chance level (k−2)/k with k methods).
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -113,8 +114,12 @@ def _quad_fits(er: np.ndarray, pr: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     return a, v, inside
 
 
+@functools.lru_cache(maxsize=64)
 def chance_concave_interior(k: int, n_perm: int = 5000, seed: int = 0) -> float:
-    """P(concave fit with interior vertex) when performance ranks are a random permutation."""
+    """P(concave fit with interior vertex) when performance ranks are a random permutation.
+
+    Cached: a pure function of its arguments, called once per problem of every re-decision.
+    """
     if k < 3:
         return np.nan
     er = np.arange(1, k + 1, dtype=float)

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from boexplore.analysis.config import analysis_config
+from boexplore.plotting.budget import plot_budget_curves
 from boexplore.plotting.effects import plot_performance_vs_exploration, plot_variant_effects
 from boexplore.plotting.exploration import (
     plot_exploration_vs_dimension,
@@ -67,6 +68,10 @@ def draw_figure(
     if name == "taxonomy_hasse":
         return plot_taxonomy_hasse(
             _read(inputs["pairs"]), png_path, files, cfg, metric=cfg["primary_metric"]
+        )
+    if name == "claims_budget":
+        return plot_budget_curves(
+            _read(inputs["budget"]), png_path, files, cfg, metric=cfg["primary_metric"]
         )
     if name == "tour_quality":
         return plot_tour_quality(_read(inputs["tours"]), png_path, files, cfg)

@@ -1,0 +1,259 @@
+"""Verdicts as functions of the choices the paper does not state (issue 27).
+
+The settings of ``analysis.sensitivity`` (fixed before results) are dimensions
+along which claims are re-decided with the claim code itself:
+
+* **UCB β** — P1-C3 for every (UCB(high β), UCB(low β)) pair with high > low,
+  P1-C5 for every single β (the ONE UCB EI is compared with);
+* **TS maximiser** — P1-C4 per TS label, with the share of its BO points on the
+  box boundary (a polished maximiser lands on faces, which inflates OTSD in high d);
+* **where trust regions / RAASP are tested** — P1-C7 per factor and d-range;
+* **C8's method set** — P1-C8 on problems with at least k base methods.
+
+``settings_range`` condenses each claim's settings into one phrase a README row
+can show beside the default verdict ("reproduced for β ∈ [0.5, 2]; not for 16").
+Labels absent from the data are skipped; a setting without data is "missing data".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from boexplore.analysis.claims import (
+    claim_c3,
+    claim_c4,
+    claim_c5,
+    claim_c8,
+    claims_report,
+    factor_claim,
+    one_row,
+)
+from boexplore.analysis.pipeline import AnalysisResult
+from boexplore.analysis.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
+from boexplore.analysis.views import rederive, with_config
+
+COLUMNS = [
+    "claim_id",
+    "dimension",
+    "setting",
+    "value",
+    "is_default",
+    "decision",
+    "decision_strict",
+    "n_problems",
+    "boundary_share",
+    "coord_boundary_share",
+]
+WORD = {
+    REPRODUCED: "reproduced",
+    NOT_REPRODUCED: "not reproduced",
+    UNDECIDED: "undecided",
+    MISSING: "no data",
+}
+
+
+def _decide(r: AnalysisResult, build: Any) -> dict[str, Any]:
+    c = claims_report(r, light=True, effect_boot=0, builders=[build]).claims.iloc[0]
+    return {"decision": c["decision"], "decision_strict": c["decision_strict"]}
+
+
+def _present(r: AnalysisResult, labels: Iterable[str]) -> list[str]:
+    have = set(r.final["method"].unique())
+    return [m for m in labels if m in have]
+
+
+def _n_problems(r: AnalysisResult, labels: Sequence[str]) -> int:
+    f = r.final
+    per = f[f["method"].isin(labels)].groupby("problem")["method"].nunique()
+    return int((per == len(set(labels))).sum())
+
+
+def c3_beta(r: AnalysisResult) -> list[dict[str, Any]]:
+    """P1-C3 for every (high, low) β pair of the UCB labels present."""
+    cfg = r.config
+    betas: Mapping[str, float] = cfg["sensitivity"]["ucb_beta"]
+    labels = sorted(_present(r, betas), key=lambda m: betas[m])
+    default = (tuple(cfg["groups"].get("ucb_high", [])), tuple(cfg["groups"].get("ucb_low", [])))
+    rows = []
+    for lo, hi in itertools.combinations(labels, 2):
+        if betas[hi] <= betas[lo]:
+            continue
+        groups = {**cfg["groups"], "ucb_high": [hi], "ucb_low": [lo]}
+        view = rederive(with_config(r, groups=groups), r.final, int(cfg["n_boot"]))
+        rows.append(
+            {
+                "claim_id": "P1-C3",
+                "dimension": "ucb_beta (high, low)",
+                "setting": f"({betas[hi]:g}, {betas[lo]:g})",
+                "value": f"{hi},{lo}",
+                "is_default": ((hi,), (lo,)) == default,
+                **_decide(view, one_row(claim_c3)),
+                "n_problems": _n_problems(r, [hi, lo]),
+            }
+        )
+    return rows
+
+
+def c5_beta(r: AnalysisResult) -> list[dict[str, Any]]:
+    """P1-C5 with each UCB label as the one UCB."""
+    cfg = r.config
+    betas: Mapping[str, float] = cfg["sensitivity"]["ucb_beta"]
+    ucb_groups = list(cfg["c5_ucb_groups"])
+    default = {m for g in ucb_groups for m in cfg["groups"].get(g, [])}
+    rows = []
+    for lab in sorted(_present(r, betas), key=lambda m: betas[m]):
+        groups = {**cfg["groups"], "c5_setting": [lab]}
+        view = with_config(r, groups=groups, c5_ucb_groups=["c5_setting"])
+        rows.append(
+            {
+                "claim_id": "P1-C5",
+                "dimension": "ucb_beta",
+                "setting": f"{betas[lab]:g}",
+                "value": lab,
+                "is_default": {lab} == default,
+                **_decide(view, one_row(claim_c5)),
+                "n_problems": _n_problems(r, [lab, *cfg["groups"].get("ei", [])]),
+            }
+        )
+    return rows
+
+
+def c4_maximiser(r: AnalysisResult, boundary: pd.DataFrame | None) -> list[dict[str, Any]]:
+    """P1-C4 per TS label, with the boundary share of its BO points when known."""
+    cfg = r.config
+    names: Mapping[str, str] = cfg["sensitivity"]["ts_maximiser"]
+    default = set(cfg["groups"].get(cfg["c4_ts_groups"][0], [])) if cfg["c4_ts_groups"] else set()
+    rows = []
+    for lab in _present(r, names):
+        view = with_config(r, groups={**cfg["groups"], "c4_setting": [lab]})
+        share = coord = np.nan
+        if boundary is not None and not boundary.empty:
+            hit = boundary[(boundary["method"] == lab) & (boundary["subset"] == "all")]
+            if len(hit):
+                share, coord = (
+                    float(hit["boundary_share"].iloc[0]),
+                    float(hit["coord_share"].iloc[0]),
+                )
+        rows.append(
+            {
+                "claim_id": "P1-C4",
+                "dimension": "ts_maximiser",
+                "setting": names[lab],
+                "value": lab,
+                "is_default": {lab} == default,
+                **_decide(view, lambda b: [claim_c4(b, "c4_setting")]),
+                "n_problems": _n_problems(r, [lab]),
+                "boundary_share": share,
+                "coord_boundary_share": coord,
+            }
+        )
+    return rows
+
+
+def c7_where(r: AnalysisResult) -> list[dict[str, Any]]:
+    """P1-C7 per factor (trust region, RAASP) and per d-range."""
+    cfg = r.config
+    f = r.final
+    subsets = {
+        "all": f,
+        "low-d": f[f["dim"] <= cfg["low_d_max"]],
+        "high-d": f[f["dim"] >= cfg["high_d_min"]],
+    }
+    rows = []
+    for sub in cfg["sensitivity"]["c7_subsets"]:
+        view = dataclasses.replace(r, final=subsets[sub])
+        for factor in ("trust_region", "raasp"):
+            dec = _decide(view, one_row(lambda b, fa=factor: factor_claim(b, "P1-C7", [fa], -1)))
+            rows.append(
+                {
+                    "claim_id": "P1-C7",
+                    "dimension": "factor @ d-range",
+                    "setting": f"{factor} @ {sub}",
+                    "value": f"{factor}:{sub}",
+                    "is_default": False,
+                    **dec,
+                    "n_problems": int(subsets[sub].loc[subsets[sub][factor], "problem"].nunique()),
+                }
+            )
+    return rows
+
+
+def c8_method_set(r: AnalysisResult) -> list[dict[str, Any]]:
+    """P1-C8 on problems with at least k base methods, for each k of the grid."""
+    cfg = r.config
+    f = r.final
+    base = f[(f["q"] == 1) & ~f["trust_region"] & ~f["raasp"]]
+    per = base.groupby("problem")["method"].nunique()
+    rows = []
+    for k in cfg["sensitivity"]["c8_min_methods"]:
+        view = with_config(r, c8_min_methods=int(k))
+        rows.append(
+            {
+                "claim_id": "P1-C8",
+                "dimension": "min base methods per problem",
+                "setting": f">= {int(k)} methods",
+                "value": str(int(k)),
+                "is_default": int(k) == int(cfg["c8_min_methods"]),
+                **_decide(view, one_row(claim_c8)),
+                "n_problems": int((per >= int(k)).sum()),
+            }
+        )
+    return rows
+
+
+def sensitivity_table(r: AnalysisResult, boundary: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Long table: one row per (claim, setting) with the decision under that setting."""
+    rows = [
+        *c3_beta(r),
+        *c4_maximiser(r, boundary),
+        *c5_beta(r),
+        *c7_where(r),
+        *c8_method_set(r),
+    ]
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _contiguous(order: Sequence[str], chosen: set[str]) -> bool:
+    idx = [i for i, s in enumerate(order) if s in chosen]
+    return bool(idx) and idx == list(range(idx[0], idx[-1] + 1))
+
+
+def range_text(rows: pd.DataFrame) -> str:
+    """One phrase: under which settings the claim is reproduced, and how it fails elsewhere."""
+    if rows.empty:
+        return ""
+    dim = str(rows["dimension"].iloc[0])
+    settings = rows["setting"].tolist()
+    by: dict[str, list[str]] = {}
+    for s, d in zip(rows["setting"], rows["decision"], strict=True):
+        by.setdefault(WORD.get(d, d), []).append(s)
+    rep = set(by.get("reproduced", []))
+    if dim == "ucb_beta" and rep and len(rep) > 1 and _contiguous(settings, rep):
+        ordered = [s for s in settings if s in rep]
+        head = f"reproduced for β ∈ [{ordered[0]}, {ordered[-1]}]"
+    elif rep:
+        head = f"reproduced for {dim} = " + ", ".join(s for s in settings if s in rep)
+    else:
+        head = f"reproduced for no tested {dim}"
+    rest = [f"{w} for " + ", ".join(ss) for w, ss in by.items() if w != "reproduced" and ss]
+    return "; ".join([head, *rest]) + f" (tested: {', '.join(settings)})"
+
+
+def settings_columns(sens: pd.DataFrame) -> pd.DataFrame:
+    """Per claim id: ``settings_range`` and ``default_setting`` for the claims table."""
+    rows = []
+    for cid, g in sens.groupby("claim_id", sort=False):
+        text = "; ".join(range_text(gg) for _, gg in g.groupby("dimension", sort=False))
+        default = ", ".join(g.loc[g["is_default"].astype(bool), "setting"])
+        if cid == "P1-C4" and g["boundary_share"].notna().any():
+            text += "; boundary share of BO points: " + ", ".join(
+                f"{s} {b:.2f}" for s, b in zip(g["setting"], g["boundary_share"], strict=True)
+            )
+        rows.append({"claim_id": cid, "settings_range": text, "default_setting": default})
+    return pd.DataFrame(rows, columns=["claim_id", "settings_range", "default_setting"])
