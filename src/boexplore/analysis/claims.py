@@ -73,6 +73,7 @@ from boexplore.analysis.power import (
     interval_problems_needed,
     seeds_problems_needed,
 )
+from boexplore.analysis.uses_claims import uses_rows
 from boexplore.analysis.verdict import (
     MISSING,
     NOT_REPRODUCED,
@@ -624,6 +625,7 @@ def claims_report(r: AnalysisResult) -> ClaimsReport:
         _factor_claim(b, "P1-C7", ["trust_region", "raasp"], -1),
         claim_c8(b),
     ]
+    rows += uses_rows(r.metrics, r.config, b.parts, b.units)  # P1-U1..U3 (issue 24)
     claims = pd.DataFrame(rows, columns=PAPER1_COLUMNS)
     parts = pd.DataFrame(b.parts, columns=PART_COLUMNS)
     units = pd.concat(b.units, ignore_index=True) if b.units else pd.DataFrame()
