@@ -19,6 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the thresholds of config/replicate.yaml (analysis.uses), tuned on held-out problems.",
     )
     p.add_argument("trace", help=".csv or .parquet trace (a boexplore run file works as is)")
+    p.add_argument("--seed", type=int, help="seed to diagnose when the file holds several (default: the first)")
     p.add_argument("--n-init", type=int, help="initial-design size (default: is_initial / iteration == 0 rows, else 1/5 of T)")
     p.add_argument("--y-column", default="y", help="objective column (default y; absent: no incumbent)")
     p.add_argument("--minimize", action="store_true", help="the objective is minimised")
@@ -47,6 +48,14 @@ def _run(args: argparse.Namespace) -> int:
 
     path = str(args.trace)
     df = pd.read_parquet(path) if path.endswith(".parquet") else pd.read_csv(path)
+    if "seed" in df.columns and df["seed"].nunique() > 1:
+        seeds = sorted(df["seed"].unique())
+        seed = seeds[0] if args.seed is None else args.seed
+        if seed not in seeds:
+            raise ValueError(f"{path}: no seed {seed}; the file holds seeds {seeds}")
+        if args.seed is None:
+            print(f"{path} holds seeds {seeds}: diagnosing seed {seed} (--seed)", file=sys.stderr)
+        df = df[df["seed"] == seed]
     if "eval_index" in df.columns:
         df = df.sort_values("eval_index", kind="stable")
     cols = x_columns(df)
