@@ -94,7 +94,8 @@ class _Parts:
         if s["decision"] == UNDECIDED:
             pw = self.cfg["power"]
             need = seeds_problems_needed(
-                units, self.rule, [x for x in pw["seeds_grid"] if x >= max(2, self.min_seeds)],
+                units, self.rule,
+                [x for x in pw["seeds_grid"] if x >= max(2, self.min_seeds, int(units["n_seeds"].min()))],
                 pw["problems_grid"], target=float(pw["target"]), n_sim=int(pw["n_sim"]), seed=int(pw["seed"]),
             )  # fmt: skip
         row = {
