@@ -73,7 +73,10 @@ def test_interval_verdict_and_combine():
 
 def test_designed_data_reproduce_every_claim(designed):
     c = _by_id(designed.claims)
-    assert {k for k in c if k.startswith("P1-C")} == {f"P1-C{i}" for i in (1, 2, 3, 5, 6, 7, 8)} | {"P1-C4/ts", "P1-C4/ts_polish"}
+    assert {k for k in c if k.startswith("P1-C")} == {f"P1-C{i}" for i in (1, 2, 3, 5, 6, 7, 8)} | {
+        "P1-C4/ts",
+        "P1-C4/ts_polish",
+    }
     for cid in ("P1-C1", "P1-C2", "P1-C3", "P1-C4/ts", "P1-C5", "P1-C6", "P1-C7", "P1-C8"):
         assert c[cid].verdict == REPRODUCED, (cid, c[cid].note)
     # the missing Thompson-sampling variant is reported, not an error

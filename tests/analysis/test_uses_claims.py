@@ -29,7 +29,9 @@ def _points(kind: str, d: int, rng: np.random.Generator) -> np.ndarray:
     return np.vstack([init, rest])
 
 
-def _metrics(kinds: dict[str, str], final: dict[str, float], noise_only: bool = False) -> pd.DataFrame:
+def _metrics(
+    kinds: dict[str, str], final: dict[str, float], noise_only: bool = False
+) -> pd.DataFrame:
     frames = []
     for problems in (TUNE, DECIDE):
         for problem, d in problems.items():
@@ -37,7 +39,9 @@ def _metrics(kinds: dict[str, str], final: dict[str, float], noise_only: bool = 
                 for seed in range(SEEDS):
                     rng = np.random.default_rng(abs(hash((problem, method, seed))) % 2**32)
                     X = _points(kind, d, rng)
-                    level = rng.normal(-0.5, 0.2) if noise_only else final[method] + rng.normal(0, 0.05)
+                    level = (
+                        rng.normal(-0.5, 0.2) if noise_only else final[method] + rng.normal(0, 0.05)
+                    )
                     y = np.r_[rng.uniform(-1.5, -1.0, N_INIT), np.linspace(-1.0, level, T - N_INIT)]
                     best = np.maximum.accumulate(y)
                     tr = pd.DataFrame(X, columns=[f"x_{i}" for i in range(d)]).assign(
@@ -49,7 +53,13 @@ def _metrics(kinds: dict[str, str], final: dict[str, float], noise_only: bool = 
     return pd.concat(frames, ignore_index=True)
 
 
-KINDS = {"logei": "local", "random": "uniform", "ts": "corners", "ucb": "cluster", "ts_raasp": "local"}
+KINDS = {
+    "logei": "local",
+    "random": "uniform",
+    "ts": "corners",
+    "ucb": "cluster",
+    "ts_raasp": "local",
+}
 GOOD = {"logei": -0.05, "random": -0.6, "ts": -0.6, "ucb": -0.6, "ts_raasp": -0.05}
 SECTION = {
     "n_boot": 100,
@@ -79,7 +89,9 @@ def _rows(metrics, section=SECTION):
 
 def test_monitor_flags_the_designed_runs(designed):
     cfg = analysis_config(SECTION)["uses"]
-    rt = run_table(designed[designed["problem"].isin(DECIDE)], cfg, references_from_metrics(designed, cfg))
+    rt = run_table(
+        designed[designed["problem"].isin(DECIDE)], cfg, references_from_metrics(designed, cfg)
+    )
     share = rt.groupby("method")["state"].agg(lambda s: s.value_counts(normalize=True).idxmax())
     assert share["ts"] == "over-exploring" and share["ucb"] == "under-exploring"
     assert share["logei"] == "balanced"
@@ -91,7 +103,10 @@ def test_u1_and_u3_reproduced_on_designed_data_and_controls_fail(designed):
     assert "control (random flags, draw 0): reproduced" not in rows["P1-U1"]["note"]
     assert rows["P1-U3ts_raasp"]["verdict"] == REPRODUCED, rows["P1-U3ts_raasp"]["note"]
     assert "must fail" in rows["P1-U3ts_raasp"]["note"]
-    assert f"control (ts→random, does not lower exploration): {REPRODUCED}" not in rows["P1-U3ts_raasp"]["note"]
+    assert (
+        f"control (ts→random, does not lower exploration): {REPRODUCED}"
+        not in rows["P1-U3ts_raasp"]["note"]
+    )
     assert "saved" in rows["P1-U2"]["note"]
 
 

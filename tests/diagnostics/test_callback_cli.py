@@ -63,7 +63,10 @@ def test_advice_follows_the_state():
 
 def test_diagnose_cli_on_a_release_trace(tmp_path, capsys):
     out, fig = tmp_path / "tl.csv", tmp_path / "tl.png"
-    assert main(["diagnose", str(TRACE), "-o", str(out), "--figure", str(fig), "--method", "logei"]) == 0
+    assert (
+        main(["diagnose", str(TRACE), "-o", str(out), "--figure", str(fig), "--method", "logei"])
+        == 0
+    )
     tl = pd.read_csv(out)  # seed 0 of the four
     assert len(tl) == 40 and tl["is_initial"].sum() == 10 and fig.stat().st_size > 1000
     err = capsys.readouterr().err

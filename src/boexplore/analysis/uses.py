@@ -25,11 +25,15 @@ from boexplore.diagnostics.stopping import StopRule, incumbent_stop_point, stop_
 RUN_KEYS = ["problem", "dim", "method", "seed"]
 
 
-def split_problems(cfg: Mapping[str, Any], problems: Sequence[str], dims: Mapping[str, int]) -> tuple[list[str], list[str]]:
+def split_problems(
+    cfg: Mapping[str, Any], problems: Sequence[str], dims: Mapping[str, int]
+) -> tuple[list[str], list[str]]:
     """(tune, decide) problems of ``analysis.uses``; both empty: alternate by (dim, name)."""
     tune, decide = list(cfg.get("tune") or []), list(cfg.get("decide") or [])
     if set(tune) & set(decide):
-        raise ValueError(f"analysis.uses: tune and decide overlap: {sorted(set(tune) & set(decide))}")
+        raise ValueError(
+            f"analysis.uses: tune and decide overlap: {sorted(set(tune) & set(decide))}"
+        )
     if not tune and not decide:
         order = sorted(problems, key=lambda p: (dims[p], p))
         return order[0::2], order[1::2]
@@ -71,7 +75,10 @@ def _gap_scale(metrics: pd.DataFrame) -> pd.DataFrame:
     init = m[m["iteration"] == 0].groupby(RUN_KEYS)["best_so_far"].max()
     out = pd.DataFrame(
         {
-            "y_top": pd.concat([optimum.groupby(m["problem"]).max(), m.groupby("problem")["best_so_far"].max()], axis=1).max(axis=1),
+            "y_top": pd.concat(
+                [optimum.groupby(m["problem"]).max(), m.groupby("problem")["best_so_far"].max()],
+                axis=1,
+            ).max(axis=1),
             "y_floor": init.groupby(level="problem").median(),
         }
     )
@@ -113,7 +120,9 @@ def run_table(
                 "state": state,
                 "flagged": state in (OVER, UNDER),
                 "over": state == OVER,
-                "frac_over": float(np.mean([s == OVER for s in a["state"][n_init:]])) if T > n_init else np.nan,
+                "frac_over": float(np.mean([s == OVER for s in a["state"][n_init:]]))
+                if T > n_init
+                else np.nan,
                 "otsd_norm": float(g["otsd_norm"].iloc[-1]),
                 "ratio": float(a["ratio"][-1]),
                 "gap": float(gap[-1]),
@@ -149,9 +158,14 @@ def example_timelines(
             continue
         n_init = int((g["iteration"] == 0).sum())
         tl = timeline_from_history(
-            g["otsd"].to_numpy(float), g["otsd_norm"].to_numpy(float),
-            g["best_so_far"].to_numpy(float), int(dims[problem]), n_init,
-            thresholds=th, stop_rule=rule, references=references,
-        )  # fmt: skip
+            g["otsd"].to_numpy(float),
+            g["otsd_norm"].to_numpy(float),
+            g["best_so_far"].to_numpy(float),
+            int(dims[problem]),
+            n_init,
+            thresholds=th,
+            stop_rule=rule,
+            references=references,
+        )
         out.append((f"{problem} (d={dims[problem]}) {method} seed {int(g['seed'].iloc[0])}", tl))
     return out

@@ -19,11 +19,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the thresholds of config/replicate.yaml (analysis.uses), tuned on held-out problems.",
     )
     p.add_argument("trace", help=".csv or .parquet trace (a boexplore run file works as is)")
-    p.add_argument("--seed", type=int, help="seed to diagnose when the file holds several (default: the first)")
-    p.add_argument("--n-init", type=int, help="initial-design size (default: is_initial / iteration == 0 rows, else 1/5 of T)")
-    p.add_argument("--y-column", default="y", help="objective column (default y; absent: no incumbent)")
+    p.add_argument(
+        "--seed", type=int, help="seed to diagnose when the file holds several (default: the first)"
+    )
+    p.add_argument(
+        "--n-init",
+        type=int,
+        help="initial-design size (default: is_initial / iteration == 0 rows, else 1/5 of T)",
+    )
+    p.add_argument(
+        "--y-column", default="y", help="objective column (default y; absent: no incumbent)"
+    )
     p.add_argument("--minimize", action="store_true", help="the objective is minimised")
-    p.add_argument("--bounds", nargs="+", type=float, metavar="V", help="search box, as in `boexplore metrics`")
+    p.add_argument(
+        "--bounds", nargs="+", type=float, metavar="V", help="search box, as in `boexplore metrics`"
+    )
     p.add_argument("--method", help="method spec of the run, for the advice (e.g. ts)")
     p.add_argument("--figure", help="write the timeline figure here (.png; needs matplotlib)")
     p.add_argument("-o", "--output", help="write the timeline CSV here instead of printing it")
@@ -98,7 +108,10 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     advice = suggest(state, args.method or "your method")
-    print(f"final state: {state or 'none'}; advice: {', '.join(advice.suggestions)} ({advice.reason})", file=sys.stderr)
+    print(
+        f"final state: {state or 'none'}; advice: {', '.join(advice.suggestions)} ({advice.reason})",
+        file=sys.stderr,
+    )
     if args.figure:
         from boexplore.plotting.diagnostics import plot_timeline
 

@@ -32,9 +32,7 @@ class StopRule:
         if self.window < 1 or self.otsd_frac <= 0 or self.min_improvement < 0:
             raise ValueError(f"StopRule: invalid values {self}")
 
-    def conditions(
-        self, otsd_history: ArrayLike, y: ArrayLike, d: int, n_init: int
-    ) -> np.ndarray:
+    def conditions(self, otsd_history: ArrayLike, y: ArrayLike, d: int, n_init: int) -> np.ndarray:
         """Boolean per evaluation t = 1..T: would the rule stop after t?"""
         o = np.asarray(otsd_history, dtype=np.float64)
         yy = np.asarray(y, dtype=np.float64)
@@ -71,9 +69,7 @@ class StopRule:
         return int(hit[0]) + 1 if hit.size else None
 
 
-def stop_point(
-    otsd_history: ArrayLike, y: ArrayLike, d: int, n_init: int, rule: StopRule
-) -> int:
+def stop_point(otsd_history: ArrayLike, y: ArrayLike, d: int, n_init: int, rule: StopRule) -> int:
     """Evaluations the run would have used under ``rule`` (its length when it never fires)."""
     hit = rule.stop_index(otsd_history, y, d, n_init)
     return int(np.asarray(y).shape[0]) if hit is None else hit

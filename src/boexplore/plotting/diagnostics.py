@@ -23,7 +23,14 @@ STATE_COLORS = {OVER: "#d95f02", BALANCED: "#1b9e77", UNDER: "#7570b3"}
 def _timeline_axes(ax_x: Axes, ax_y: Axes, tl: pd.DataFrame, over_ratio: float, title: str) -> None:
     t = tl["t"].to_numpy()
     ax_x.plot(t, tl["ratio"], color="black", lw=1.5, label="OTSD / uniform-random median")
-    ax_x.plot(t, tl["under_ratio"], color=STATE_COLORS[UNDER], ls="--", lw=1, label="under-exploring below")
+    ax_x.plot(
+        t,
+        tl["under_ratio"],
+        color=STATE_COLORS[UNDER],
+        ls="--",
+        lw=1,
+        label="under-exploring below",
+    )
     ax_x.axhline(over_ratio, color=STATE_COLORS[OVER], ls="--", lw=1, label="over-exploring above")
     for i, s in enumerate(tl["state"]):
         if isinstance(s, str):
