@@ -30,7 +30,7 @@ rule paper1_fig_diagnostics:
     output:
         png=report(
             f"{FIGURES}/diagnostics.png",
-            caption="../report/paper1_diagnostics.rst",
+            caption="../report/diagnostics.rst",
             category="Paper 1",
         ),
         pdf=f"{FIGURES}/diagnostics.pdf",
