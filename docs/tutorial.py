@@ -4,14 +4,18 @@ Run it with ``python docs/tutorial.py`` (about 10-20 s on a laptop CPU). It
 
 1. runs a plain BoTorch loop (SingleTaskGP + LogEI on the 2-d Branin function) that
    knows nothing about boexplore,
-2. feeds every new point to an ``ExplorationTracker`` and prints the normalised OTSD
-   (tour length of the observations divided by Psi(d, t); higher = more exploration)
-   and the observation entropy (OE) after each iteration,
-3. saves the trace and, if a finished workflow run is available (``--reference``,
-   default ``results/smoke``: ``snakemake --cores 2 --configfile config/smoke.yaml``),
-   places it among that run's methods with ``boexplore compare``.
+2. feeds every new point to an ``ExplorationCallback`` (an ``ExplorationTracker`` plus the
+   exploration monitor and the early-stopping rule, docs/diagnostics.md) and prints the
+   normalised OTSD (tour length of the observations divided by Psi(d, t); higher = more
+   exploration), its ratio to uniform random points, the OE and the monitor's state
+   (over-exploring / balanced / under-exploring) after each iteration; with ``--stop`` the
+   loop ends where the stop rule fires,
+3. saves the trace, replays it with ``boexplore diagnose`` (per-step timeline, figure, the
+   stop point the rule would have chosen) and, if a finished workflow run is available
+   (``--reference``, default ``results/smoke``: ``snakemake --cores 2 --configfile
+   config/smoke.yaml``), places it among that run's methods with ``boexplore compare``.
 
-Everything below is ordinary BoTorch; the three ``tracker`` lines are all a BO loop needs.
+Everything below is ordinary BoTorch; the three ``callback`` lines are all a BO loop needs.
 """
 
 from __future__ import annotations
@@ -31,11 +35,13 @@ from botorch.test_functions import Branin
 from gpytorch.mlls import ExactMarginalLogLikelihood
 from torch.quasirandom import SobolEngine
 
-from boexplore.metrics import ExplorationTracker
+from boexplore.diagnostics import ExplorationCallback, StopRule
 
 
-def bo_loop(budget: int, n_init: int, seed: int, tracker: ExplorationTracker) -> np.ndarray:
-    """Maximise -Branin on the unit square; every evaluated point also goes to ``tracker``."""
+def bo_loop(
+    budget: int, n_init: int, seed: int, callback: ExplorationCallback, stop: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Maximise -Branin on the unit square; every evaluation also goes to ``callback``."""
     torch.manual_seed(seed)
     f = Branin(negate=True)
     lo, hi = f.bounds[0], f.bounds[1]
@@ -45,21 +51,25 @@ def bo_loop(budget: int, n_init: int, seed: int, tracker: ExplorationTracker) ->
 
     X = SobolEngine(dimension=2, scramble=True, seed=seed).draw(n_init).to(torch.double)
     Y = objective(X)
-    tracker.update(X.numpy())  # initial design: the tracker takes (n, d) arrays too
+    callback.observe(X.numpy(), Y.numpy().ravel())  # initial design: (n, d) arrays work too
+    tracker = callback.monitor.tracker  # the plain ExplorationTracker inside
     unit = torch.tensor([[0.0, 0.0], [1.0, 1.0]], dtype=torch.double)
-    print(f"{'t':>3} {'best f':>9} {'OTSD/Psi':>9} {'OE':>8}")
+    print(f"{'t':>3} {'best f':>9} {'OTSD/Psi':>9} {'x random':>8} {'OE':>8}  state")
     while X.shape[0] < budget:
         gp = SingleTaskGP(X, (Y - Y.mean()) / Y.std())
         fit_gpytorch_mll(ExactMarginalLogLikelihood(gp.likelihood, gp))
         acq = LogExpectedImprovement(gp, best_f=((Y - Y.mean()) / Y.std()).max())
         x_next, _ = optimize_acqf(acq, bounds=unit, q=1, num_restarts=4, raw_samples=64)
         X, Y = torch.cat([X, x_next]), torch.cat([Y, objective(x_next)])
-        tracker.update(x_next.numpy()[0])  # one new point: O(t d) work
+        step = callback.observe(x_next.numpy()[0], Y[-1].item())  # one new point: O(t d) work
         print(
-            f"{X.shape[0]:3d} {-Y.max().item():9.4f} "
-            f"{tracker.otsd_normalized:9.4f} {tracker.entropy:8.3f}"
+            f"{X.shape[0]:3d} {-Y.max().item():9.4f} {step.otsd_norm:9.4f} "
+            f"{step.ratio:8.2f} {tracker.entropy:8.3f}  {step.state or '-'}"
+            + ("  <- stop rule fires" if step.stop else "")
         )
-    return X.numpy()
+        if stop and step.stop:
+            break
+    return X.numpy(), Y.numpy().ravel()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,17 +81,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reference", type=Path, default=Path("results/smoke"))
     ap.add_argument("--problem", default="branin", help="problem label in the reference run")
     ap.add_argument("--figure", type=Path, default=Path("tutorial_compare.png"))
+    ap.add_argument("--stop", action="store_true", help="end the loop where the stop rule fires")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
 
-    tracker = ExplorationTracker(d=2)
-    X = bo_loop(args.budget, n_init=4, seed=args.seed, tracker=tracker)
+    callback = ExplorationCallback(d=2, n_init=4, stop_rule=StopRule())
+    X, Y = bo_loop(args.budget, n_init=4, seed=args.seed, callback=callback, stop=args.stop)
+    tracker = callback.monitor.tracker
     history = pd.DataFrame(
         {"otsd_norm": tracker.otsd_normalized_history, "oe": tracker.entropy_history}
     )
     print(f"\nfinal: OTSD/Psi = {history.otsd_norm.iloc[-1]:.4f}, OE = {history.oe.iloc[-1]:.3f}")
-    pd.DataFrame(X, columns=["x_0", "x_1"]).to_csv(args.out, index=False)
+    trace = pd.DataFrame(X, columns=["x_0", "x_1"]).assign(y=Y)
+    trace.to_csv(args.out, index=False)
     print(f"trace written to {args.out}")
+    from boexplore.cli import main as boexplore
+
+    timeline = args.out.with_name(args.out.stem + "_timeline.csv")
+    print(f"\n$ boexplore diagnose {args.out} --n-init 4 --method logei ...")
+    boexplore(
+        ["diagnose", str(args.out), "--n-init", "4", "--method", "logei", "-o", str(timeline),
+         "--figure", str(args.out.with_name(args.out.stem + "_diagnose.png"))]
+    )  # fmt: skip
 
     if not (args.reference / "tables" / "metrics.parquet").exists():
         print(
@@ -90,8 +111,6 @@ def main(argv: list[str] | None = None) -> int:
             f"`boexplore compare {args.out} --problem branin --dim 2 --reference results/smoke`"
         )
         return 0
-    from boexplore.cli import main as boexplore
-
     print(f"\n$ boexplore compare {args.out} --problem {args.problem} --dim 2 ...")
     return boexplore(
         ["compare", str(args.out), "--problem", args.problem, "--dim", "2",

@@ -17,6 +17,7 @@ import sys
 # Modules that contribute sub-commands, in help order.
 COMMAND_MODULES: tuple[str, ...] = (
     "boexplore.metrics.cli",
+    "boexplore.diagnostics.cli",
     "boexplore.problems.cli",
     "boexplore.bo.cli",
     "boexplore.parametric.cli",

@@ -73,7 +73,10 @@ def test_interval_verdict_and_combine():
 
 def test_designed_data_reproduce_every_claim(designed):
     c = _by_id(designed.claims)
-    assert set(c) == {f"P1-C{i}" for i in (1, 2, 3, 5, 6, 7, 8)} | {"P1-C4/ts", "P1-C4/ts_polish"}
+    assert {k for k in c if k.startswith("P1-C")} == {f"P1-C{i}" for i in (1, 2, 3, 5, 6, 7, 8)} | {
+        "P1-C4/ts",
+        "P1-C4/ts_polish",
+    }
     for cid in ("P1-C1", "P1-C2", "P1-C3", "P1-C4/ts", "P1-C5", "P1-C6", "P1-C7", "P1-C8"):
         assert c[cid].verdict == REPRODUCED, (cid, c[cid].note)
     # the missing Thompson-sampling variant is reported, not an error
@@ -192,7 +195,7 @@ def test_thin_data_do_not_crash(tmp_path):
     levels = {"random": 1.0, "greedy": 0.1}
     r = _run(levels, seeds=2, problems=(("a", 2),), section={"min_seeds": 2})
     rep = claims_report(r)
-    assert len(rep.claims) == 9
+    assert rep.claims["claim_id"].str.startswith("P1-C").sum() == 9
     write_claims(rep, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "p.csv", tmp_path / "u.csv")
     assert (tmp_path / "c.md").read_text().startswith("# Paper 1 claims")
     assert (tmp_path / "p.csv").exists() and (tmp_path / "u.csv").exists()
@@ -226,7 +229,7 @@ def test_undefined_oe_in_high_d_is_tolerated():
         m, {**BASE, "min_seeds": 2}, baseline=UniformOEBaseline(1, estimator=zero_oe_estimator)
     )
     assert r.cells.loc[r.cells["dim"] == 50, "oe_rel"].isna().all()
-    assert len(build_claims(r)) == 9
+    assert build_claims(r)["claim_id"].str.startswith("P1-C").sum() == 9
 
 
 def test_report_cli_on_a_run_directory(tmp_path, capsys):

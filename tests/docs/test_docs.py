@@ -45,11 +45,16 @@ def test_tutorial_runs_and_compares(tmp_path: Path, capsys) -> None:
     assert tutorial.main(argv) == 0
     printed = capsys.readouterr().out
     trace = pd.read_csv(out)
-    assert trace.shape == (10, 2) and trace.to_numpy().min() >= 0 and trace.to_numpy().max() <= 1
+    X = trace[["x_0", "x_1"]]
+    assert trace.shape == (10, 3) and X.to_numpy().min() >= 0 and X.to_numpy().max() <= 1
     assert "OTSD/Psi" in printed and "nearest reference methods" in printed
+    # the monitor's states and `boexplore diagnose` (timeline + figure) of the same trace
+    assert "state" in printed and "boexplore diagnose" in printed
+    timeline = pd.read_csv(out.with_name("trace_timeline.csv"))
+    assert len(timeline) == 10 and out.with_name("trace_diagnose.png").stat().st_size > 5_000
     assert fig.stat().st_size > 5_000
     # the live tracker's last value equals the batch metric of the written trace
-    final = metrics_table(trace.to_numpy())["otsd_norm"][-1]
+    final = metrics_table(X.to_numpy())["otsd_norm"][-1]
     assert f"OTSD/Psi = {final:.4f}" in printed
 
 

@@ -16,6 +16,7 @@ RELEASE_TABLE_NAMES = [
     "runs_summary.csv",
     "bounds_summary.csv",
     "paper1_tour_quality.csv",
+    "exploration_references.csv",
 ]
 
 if RELEASE_TRACES:

@@ -75,6 +75,7 @@ from boexplore.analysis.power import (
     interval_problems_needed,
     seeds_problems_needed,
 )
+from boexplore.analysis.uses_claims import uses_rows
 from boexplore.analysis.verdict import (
     MISSING,
     NOT_REPRODUCED,
@@ -731,6 +732,10 @@ def claims_report(
     """Claims, parts and unit tables for one analysis result (see :class:`_Builder`)."""
     b = _Builder(r, light=light, test=test, effect_boot=effect_boot)
     rows = [row for build in (ROW_BUILDERS if builders is None else builders) for row in build(b)]
+    if not light and builders is None:
+        # P1-U1..U3 (issue 24): decided once on the full data, not re-decided per budget
+        # prefix / resample / left-out problem (their own split is tune vs decide problems).
+        rows += uses_rows(r.metrics, r.config, b.parts, b.units)
     for row in rows:
         row.setdefault("decision_strict", row["decision"])
     claims = pd.DataFrame(rows, columns=[*PAPER1_COLUMNS, "decision_strict"])

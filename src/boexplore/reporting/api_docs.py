@@ -15,6 +15,7 @@ from pathlib import Path
 
 PACKAGES: tuple[str, ...] = (
     "boexplore.metrics",
+    "boexplore.diagnostics",
     "boexplore.compare",
     "boexplore.problems",
     "boexplore.bo",

@@ -1,0 +1,121 @@
+"""``boexplore diagnose TRACE``: the monitor's per-step timeline, a figure and the stop point."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``diagnose`` sub-command."""
+    p = subparsers.add_parser(
+        "diagnose",
+        help="exploration monitor timeline, early-stop point and advice for a BO trace",
+        description="Replay a BO trace (rows in evaluation order; x_0..x_{d-1} in the unit cube "
+        "or --bounds, optional y column, maximisation unless --minimize) through the exploration "
+        "monitor and the OTSD stop rule: per-step normalised OTSD, its ratio to uniform random "
+        "points of the same (d, t), the state (over-exploring / balanced / under-exploring, with "
+        "hysteresis), where the stop rule would have stopped, and what to change. Defaults are "
+        "the thresholds of config/replicate.yaml (analysis.uses), tuned on held-out problems.",
+    )
+    p.add_argument("trace", help=".csv or .parquet trace (a boexplore run file works as is)")
+    p.add_argument(
+        "--seed", type=int, help="seed to diagnose when the file holds several (default: the first)"
+    )
+    p.add_argument(
+        "--n-init",
+        type=int,
+        help="initial-design size (default: is_initial / iteration == 0 rows, else 1/5 of T)",
+    )
+    p.add_argument(
+        "--y-column", default="y", help="objective column (default y; absent: no incumbent)"
+    )
+    p.add_argument("--minimize", action="store_true", help="the objective is minimised")
+    p.add_argument(
+        "--bounds", nargs="+", type=float, metavar="V", help="search box, as in `boexplore metrics`"
+    )
+    p.add_argument("--method", help="method spec of the run, for the advice (e.g. ts)")
+    p.add_argument("--figure", help="write the timeline figure here (.png; needs matplotlib)")
+    p.add_argument("-o", "--output", help="write the timeline CSV here instead of printing it")
+    p.add_argument("--window", type=int, help="stop rule: evaluations the condition must hold")
+    p.add_argument("--otsd-frac", type=float, help="stop rule: fraction of random's OTSD increment")
+    p.add_argument("--over-ratio", type=float, help="monitor: over-exploring at this x random")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    import numpy as np
+    import pandas as pd
+
+    from boexplore.diagnostics.advice import suggest
+    from boexplore.diagnostics.monitor import MonitorThresholds
+    from boexplore.diagnostics.stopping import StopRule
+    from boexplore.diagnostics.timeline import diagnose_points, stop_at
+    from boexplore.metrics.cli import _unit_points
+    from boexplore.metrics.scoring import x_columns
+
+    path = str(args.trace)
+    df = pd.read_parquet(path) if path.endswith(".parquet") else pd.read_csv(path)
+    if "seed" in df.columns and df["seed"].nunique() > 1:
+        seeds = sorted(df["seed"].unique())
+        seed = seeds[0] if args.seed is None else args.seed
+        if seed not in seeds:
+            raise ValueError(f"{path}: no seed {seed}; the file holds seeds {seeds}")
+        if args.seed is None:
+            print(f"{path} holds seeds {seeds}: diagnosing seed {seed} (--seed)", file=sys.stderr)
+        df = df[df["seed"] == seed]
+    if "eval_index" in df.columns:
+        df = df.sort_values("eval_index", kind="stable")
+    cols = x_columns(df)
+    if not cols:
+        raise ValueError(f"{path}: no x_0 .. x_{{d-1}} columns")
+    X = _unit_points(df[cols].to_numpy(np.float64), args.bounds, path)
+    T = X.shape[0]
+    y = df[args.y_column].to_numpy(np.float64) if args.y_column in df.columns else None
+    if y is not None and args.minimize:
+        y = -y
+    if args.n_init is not None:
+        n_init = args.n_init
+    elif "is_initial" in df.columns:
+        n_init = int(df["is_initial"].astype(bool).sum())
+    elif "iteration" in df.columns:
+        n_init = int((df["iteration"] == 0).sum())
+    else:
+        n_init = max(1, T // 5)
+    rule = StopRule()
+    over = {"window": args.window, "otsd_frac": args.otsd_frac}
+    rule = dataclasses.replace(rule, **{k: v for k, v in over.items() if v is not None})
+    th = MonitorThresholds()
+    if args.over_ratio is not None:
+        th = dataclasses.replace(th, over_ratio=args.over_ratio)
+    tl = diagnose_points(X, y, n_init, thresholds=th, stop_rule=rule)
+    if args.output:
+        tl.to_csv(args.output, index=False)
+        print(f"wrote {len(tl)} rows to {args.output}", file=sys.stderr)
+    else:
+        tl.to_csv(sys.stdout, index=False, float_format="%.5g")
+    t_stop = stop_at(tl)
+    state = tl["state"].iloc[-1]
+    if t_stop is None:
+        print(f"stop rule: never fired in {T} evaluations", file=sys.stderr)
+    else:
+        gain = tl["best"].iloc[-1] - tl["best"].iloc[t_stop - 1]
+        print(
+            f"stop rule: would stop after {t_stop} of {T} evaluations (saves {T - t_stop}); "
+            f"incumbent gained {gain:.4g} afterwards",
+            file=sys.stderr,
+        )
+    advice = suggest(state, args.method or "your method")
+    print(
+        f"final state: {state or 'none'}; advice: {', '.join(advice.suggestions)} ({advice.reason})",
+        file=sys.stderr,
+    )
+    if args.figure:
+        from boexplore.plotting.diagnostics import plot_timeline
+
+        fig = plot_timeline(tl, th.over_ratio, title=f"{path} (d={X.shape[1]})")
+        fig.savefig(args.figure, dpi=120)
+        print(f"figure written to {args.figure}", file=sys.stderr)
+    return 0
