@@ -297,10 +297,20 @@ def git_commit() -> str | None:
 
 
 def run_identity() -> dict[str, Any]:
-    """What made a trace: numerics in effect, package version and git commit."""
+    """What made a trace: numerics in effect, engine version, package version and git commit."""
     from boexplore import __version__
 
-    return {"numerics": active_identity(), "boexplore": __version__, "git_commit": git_commit()}
+    out: dict[str, Any] = {
+        "numerics": active_identity(),
+        "boexplore": __version__,
+        "git_commit": git_commit(),
+    }
+    try:
+        from boexplore.bo.engine import engine_identity
+    except ImportError:  # the metrics-only install has no engine
+        return out
+    out["engine"] = engine_identity()
+    return out
 
 
 def stamp_trace(trace: Any) -> Any:

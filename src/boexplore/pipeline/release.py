@@ -135,6 +135,7 @@ def trace_manifest(traces_dir: Path, verify_table: pd.DataFrame | None = None) -
                 "sha256": sha256_file(path),
                 "profile": (ident.get("numerics") or {}).get("profile", "unrecorded"),
                 "made_at_commit": ident.get("git_commit") or "unrecorded",
+                "engine_version": (ident.get("engine") or {}).get("engine_version", "unrecorded"),
                 "added_in_commit": added.get(rel, ""),
                 "reproduced": checked.get(key, "not checked"),
             }
