@@ -157,6 +157,8 @@ def test_designed_verdicts_are_stable_early_and_keep_the_old_columns(designed, t
     assert sorted(fr["prefix"].unique()) == [0.25, 0.5, 0.75, 1.0]
     full = fr[fr["prefix"] == 1.0].set_index(["claim_id", "variant"])["decision"]
     for row in rel.claims.itertuples():
+        if row.claim_id.startswith("P1-U"):  # the uses are decided once, on their own split
+            continue
         assert full[(row.claim_id, row.variant)] == row.decision  # same rule at 100 %
     write_released_claims(
         rel, *(tmp_path / f for f in ("c.csv", "c.md", "p.csv", "u.csv", "b.csv", "s.csv"))
