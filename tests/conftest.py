@@ -6,6 +6,7 @@ Hypothesis' per-example deadline (200 ms) measures the machine, not the property
 
 import os
 
+import pytest
 from hypothesis import settings
 
 # An in-process `boexplore run` (main([...]) in a test) pins its numerics profile and, with
@@ -16,3 +17,14 @@ os.environ.setdefault("BOEXPLORE_NUMERICS", "unpinned")
 
 settings.register_profile("boexplore", deadline=None)
 settings.load_profile("boexplore")
+
+
+@pytest.fixture(autouse=True)
+def _close_matplotlib_figures():
+    """Each test starts without open matplotlib figures (some tests assert none leak)."""
+    yield
+    import sys
+
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is not None:
+        plt.close("all")
