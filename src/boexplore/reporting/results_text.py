@@ -117,17 +117,44 @@ def paper1_evidence(row: pd.Series) -> str:
     return "; ".join(out) if out else cell(note)
 
 
+def _present(row: pd.Series, key: str) -> bool:
+    return key in row.index and not pd.isna(row[key]) and str(row[key]) != ""
+
+
+def paper1_robustness(row: pd.Series) -> str:
+    """What a verdict depends on (budget, seeds, one problem, rank test, our settings)."""
+    out = []
+    if _present(row, "holds_from"):
+        out.append(f"holds from {100 * float(row['holds_from']):.0f} % of the budget")
+    elif _present(row, "budget_trend"):
+        out.append(f"over the budget: {row['budget_trend']}")
+    if _present(row, "stability"):
+        out.append(f"seed-bootstrap stability {float(row['stability']):.2f}")
+    if _present(row, "decision_nonparam"):
+        out.append(f"rank test: {str(row['decision_nonparam']).replace('_', ' ')}")
+    if _present(row, "lopo"):
+        out.append(f"one problem left out: {row['lopo']}")
+    if _present(row, "settings_range"):
+        out.append(f"settings: {row['settings_range']}")
+    return "; ".join(out)
+
+
 def paper1_table(csv: Path) -> str:
-    """The paper-1 claims table of a tier: claim, verdict, evidence."""
+    """The paper-1 claims table of a tier: claim, verdict, evidence (+ what it depends on)."""
     df = pd.read_csv(csv)
-    lines = ["| claim | verdict | evidence |", "|---|---|---|"]
+    robust = "stability" in df.columns
+    head = "| claim | verdict | evidence |" + (" depends on |" if robust else "")
+    lines = [head, "|---|---|---|" + ("---|" if robust else "")]
     for _, row in df.iterrows():
         has_variant = not pd.isna(row.get("variant")) and str(row["variant"])
         variant = f" (`{row['variant']}`)" if has_variant else ""
-        lines.append(
+        line = (
             f"| {row.claim_id}{variant}: {cell(row.claim)} | {cell(verdict_text(row.verdict))} | "
             f"{cell(paper1_evidence(row))} |"
         )
+        if robust:
+            line += f" {cell(paper1_robustness(row))} |"
+        lines.append(line)
     return "\n".join(lines)
 
 
