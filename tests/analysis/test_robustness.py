@@ -261,8 +261,12 @@ def test_sensitivity_cells_are_off_in_replicate_and_on_in_the_overlay():
     overlay = yaml.safe_load(open("config/overlays/replicate-sensitivity.yaml"))
     merged = {**base, **overlay}
     new = ["ucb_b0_1", "ucb_b4", "ucb_b64", "ts_raasp"]
+    # ts_raasp runs (committed) only where P1-U3 is decided: the decide half's high-d problems
+    u3 = {p for p in base["analysis"]["uses"]["decide"] if p.startswith("hi_")}
     for p in base["problems"]:
-        assert all(is_excluded(base, p, m) for m in new), p  # restore-only replicate run
+        off = [m for m in new if not (m == "ts_raasp" and p in u3)]
+        assert all(is_excluded(base, p, m) for m in off), p  # restore-only replicate run
+        assert (p in u3) != is_excluded(base, p, "ts_raasp"), p
         assert not any(is_excluded(merged, p, m) for m in new), p
     for p in ("hi_rover60", "hi_ackley60_core"):
         assert not is_excluded(merged, p, "logei_raasp") and not is_excluded(merged, p, "logei_tr")
