@@ -99,6 +99,43 @@ def wide_table(final: pd.DataFrame, metric: str) -> WideTable:
     )
 
 
+def unit_row(
+    part: str,
+    problem: str,
+    dim: int,
+    a: str,
+    b: str,
+    d: np.ndarray,
+    p: float,
+    mean: float,
+    kind: str,
+) -> dict[str, Any]:
+    """One unit row (a problem's seed-paired differences ``d`` of a vs b, tested by ``kind``).
+
+    ``effect`` = mean / sd (Cohen's d_z); constant differences get an effectively infinite
+    standardised effect (±1e3) so the power analysis treats them as decided.
+    """
+    sd = float(d.std(ddof=1)) if d.size > 1 else np.nan
+    if d.size > 1 and sd > 0:
+        effect = mean / sd
+    else:
+        effect = float(np.sign(mean)) * 1e3 if mean != 0 else 0.0
+    return {
+        "part": part,
+        "problem": problem,
+        "dim": dim,
+        "a": a,
+        "b": b,
+        "n_seeds": int(d.size),
+        "mean_diff": mean,
+        "sd_diff": sd,
+        "effect": effect,
+        "kind": kind,
+        "p": p,
+        "diffs": d,
+    }
+
+
 def paired_units(
     final: pd.DataFrame | WideTable,
     metric: str,
@@ -137,27 +174,7 @@ def paired_units(
             if d.size == 0:
                 continue
             p, mean = p_test(d)
-            sd = float(d.std(ddof=1)) if d.size > 1 else np.nan
-            if d.size > 1 and sd > 0:
-                effect = mean / sd
-            else:  # constant differences: effectively infinite standardised effect
-                effect = float(np.sign(mean)) * 1e3 if mean != 0 else 0.0
-            rows.append(
-                {
-                    "part": part,
-                    "problem": problem,
-                    "dim": g_dim,
-                    "a": a,
-                    "b": b,
-                    "n_seeds": int(d.size),
-                    "mean_diff": mean,
-                    "sd_diff": sd,
-                    "effect": effect,
-                    "kind": test,
-                    "p": p,
-                    "diffs": d,
-                }
-            )
+            rows.append(unit_row(part, problem, g_dim, a, b, d, p, mean, test))
     return pd.DataFrame(
         rows, columns=[c for c in UNIT_COLUMNS if c not in ("p_adj", "outcome")] + ["diffs"]
     )

@@ -33,7 +33,13 @@ import numpy as np
 import pandas as pd
 
 from boexplore.analysis.config import analysis_config
-from boexplore.analysis.decide import UNIT_COLUMNS, classify_units, rule_from_config, summarize_part
+from boexplore.analysis.decide import (
+    UNIT_COLUMNS,
+    classify_units,
+    rule_from_config,
+    summarize_part,
+    unit_row,
+)
 from boexplore.analysis.power import seeds_problems_needed
 from boexplore.analysis.stats import binomial_ci, bootstrap_ci
 from boexplore.analysis.uses import references_from_metrics, run_table, split_problems
@@ -66,26 +72,7 @@ def _units(part: str, a: str, b: str, diffs: dict[str, tuple[int, np.ndarray]]) 
         if d.size == 0:
             continue
         p, mean = paired_t_two_sided(d)
-        sd = float(d.std(ddof=1)) if d.size > 1 else np.nan
-        effect = (
-            mean / sd if d.size > 1 and sd > 0 else (float(np.sign(mean)) * 1e3 if mean else 0.0)
-        )
-        rows.append(
-            {
-                "part": part,
-                "problem": problem,
-                "dim": dim,
-                "a": a,
-                "b": b,
-                "n_seeds": int(d.size),
-                "mean_diff": mean,
-                "sd_diff": sd,
-                "effect": effect,
-                "kind": "t",
-                "p": p,
-                "diffs": d,
-            }
-        )
+        rows.append(unit_row(part, problem, dim, a, b, d, p, mean, "t"))
     cols = [c for c in UNIT_COLUMNS if c not in ("p_adj", "outcome")] + ["diffs"]
     return pd.DataFrame(rows, columns=cols)
 
