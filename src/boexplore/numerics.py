@@ -22,6 +22,7 @@ numpy nor torch at import time.
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import sys
@@ -275,8 +276,12 @@ def add_numerics_argument(parser: Any) -> None:
     )
 
 
+@functools.lru_cache(maxsize=1)
 def git_commit() -> str | None:
-    """The commit of the checkout this package runs from (None outside a git checkout)."""
+    """The commit of the checkout this package runs from (None outside a git checkout).
+
+    Asked once per process: every trace a job writes is stamped with it.
+    """
     import subprocess
     from pathlib import Path
 
