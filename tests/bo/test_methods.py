@@ -22,7 +22,7 @@ def test_examples_from_the_spec():
     assert s.params["beta"] == 16.0 and s.q == 4
     assert parse_method("logei+tr").trust_region
     s = parse_method("ts+raasp")
-    assert s.raasp and s.params == {"candidates": 0, "polish": False}
+    assert s.raasp and s.params == {"candidates": 0, "polish": False, "perturb": True}
     s = parse_method("kg(fantasies=32)+q2+tr")
     assert s.params == {"fantasies": 32} and s.q == 2 and s.trust_region
     assert parse_method("kg(fantasies=32)+q2+tr").canonical() == "kg(fantasies=32)+q2+tr"
@@ -30,6 +30,7 @@ def test_examples_from_the_spec():
     assert parse_method("ucb(beta=16)+q4").label() == "ucb-beta16_q4"
     assert parse_method("ucb(beta=0.1)").label() == "ucb-beta0.1"
     assert parse_method("ts(polish=true)").params["polish"] is True
+    assert parse_method("ts(perturb=false)").params["perturb"] is False
 
 
 def test_defaults_fill_in():

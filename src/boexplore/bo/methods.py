@@ -93,10 +93,11 @@ METHODS: dict[str, MethodInfo] = {
         ),
         MethodInfo(
             "ts",
-            {"candidates": 0, "polish": False},
+            {"candidates": 0, "polish": False, "perturb": True},
             "Thompson sampling with pathwise (Matheron) samples, maximised over N Sobol points + "
             "perturbations of the best points (candidates=0 -> N = min(5000, max(2000, 200 d))); "
-            "polish=true refines the best candidates by L-BFGS on the path (more boundary points)",
+            "polish=true refines the best candidates by L-BFGS on the path (more boundary points); "
+            "perturb=false keeps the Sobol points only",
         ),
         MethodInfo(
             "greedy",

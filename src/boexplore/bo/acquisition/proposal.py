@@ -161,6 +161,7 @@ def _propose_af(
             model, X, y_model, bounds, q, n_cand,
             raasp=spec.raasp, polish=bool(spec.params["polish"]),
             polish_top=settings.ts_polish_top, rng=rng, seed=seed,
+            perturb=bool(spec.params["perturb"]),
             raasp_n_best=settings.raasp_n_best,
             raasp_prob_numerator=settings.raasp_prob_numerator,
             raasp_max_prob=settings.raasp_max_prob, stats=stats,

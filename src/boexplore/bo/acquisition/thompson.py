@@ -70,12 +70,17 @@ def thompson_batch(
     polish_top: int,
     rng: np.random.Generator,
     seed: int,
+    perturb: bool = True,
     raasp_n_best: int = 5,
     raasp_prob_numerator: float = 20.0,
     raasp_max_prob: float = 0.5,
     stats: dict[str, float] | None = None,
 ) -> torch.Tensor:
-    """q points, each the maximiser of one independent posterior sample path."""
+    """q points, each the maximiser of one independent posterior sample path.
+
+    ``perturb=False`` keeps the candidate set to the N Sobol points (no perturbations of the
+    best points, no RNG draws): the plain global-candidate maximiser of the sensitivity study.
+    """
     lower, upper = bounds[0], bounds[1]
     cand = sobol_points(n_candidates, lower, upper, seed)
     order = torch.argsort(y_model.reshape(-1), descending=True)[:raasp_n_best]
@@ -83,9 +88,10 @@ def thompson_batch(
         pert = raasp_perturb(
             X[order], n_candidates, lower, upper, rng, raasp_prob_numerator, raasp_max_prob, stats
         )
-    else:
+        cand = torch.cat([cand, pert])
+    elif perturb:
         pert = gaussian_perturb(X[order], n_candidates // 4, lower, upper, rng)
-    cand = torch.cat([cand, pert])
+        cand = torch.cat([cand, pert])
     paths = draw_matheron_paths(model, sample_shape=torch.Size([q]))
     with torch.no_grad():
         values = torch.cat([paths(chunk) for chunk in cand.split(2048)], dim=-1)  # (q, N)
