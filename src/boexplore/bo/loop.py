@@ -47,6 +47,7 @@ import torch
 from torch.quasirandom import SobolEngine
 
 from boexplore.bo.acquisition import propose
+from boexplore.bo.acquisition.proposal import OneShotCarry
 from boexplore.bo.checkpoint import Checkpoint, load_resumable, save_checkpoint
 from boexplore.bo.identity import (
     identity_diff,
@@ -107,6 +108,7 @@ class _RunState:
         self.last_iteration = -1
         self.tr: dict | None = None
         self.warm: dict[str, np.ndarray] | None = None
+        self.kg_tree: np.ndarray | None = None  # qKG one-shot solution (kg_warm_start)
 
     def append(
         self,
@@ -145,6 +147,9 @@ class _RunState:
             "tr": self.tr,
             "warm": None if self.warm is None else sorted(warm),
         }
+        if self.kg_tree is not None:  # only warm-started qKG runs carry it
+            arrays["kg_tree"] = np.asarray(self.kg_tree)
+            scalars["kg_tree"] = True
         return arrays, scalars
 
     @classmethod
@@ -163,6 +168,7 @@ class _RunState:
         out.tr = scalars["tr"]
         names = scalars["warm"]
         out.warm = None if names is None else {k: arrays[f"warm.{k}"] for k in names}
+        out.kg_tree = np.asarray(arrays["kg_tree"]) if scalars.get("kg_tree") else None
         return out
 
     def batch_sizes(self) -> list[int]:
@@ -281,8 +287,11 @@ def _step(
     fit_s = clock() - t0
     t0 = clock()
     bounds = tr.bounds(center, _lengthscales(model)) if tr is not None else unit
-    X_new, flag = propose(spec, model, X_t, Y_t, bounds, q_it, settings, rng, it_seed, stats)
+    carry = OneShotCarry(None if state.kg_tree is None else torch.as_tensor(state.kg_tree))
+    X_new, flag = propose(spec, model, X_t, Y_t, bounds, q_it, settings, rng, it_seed, stats, carry)
     acq_s = clock() - t0
+    if carry.tree is not None:
+        state.kg_tree = carry.tree.numpy()
     if flag:
         flags.append(flag)
     return X_new.numpy(), fit_s, acq_s, ";".join(flags)

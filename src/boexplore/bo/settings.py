@@ -38,6 +38,12 @@ class BOSettings:
     pes_max_dim: PES is optimised by finite differences (BoTorch's advice: its EP
         approximation is not reliably differentiable), so its cost grows ~linearly
         in d on top of the EP loop; above this dimension ``run_bo`` raises ValueError.
+    kg_warm_start: qKG starts one restart from the previous step's full one-shot solution
+        (candidate + fantasy points) and draws its other initial conditions from half the
+        raw samples (off by default: not shown to keep the knowledge gradient,
+        docs/kg-memory.md).
+    kg_memory_cap_mb: optimise as many qKG restarts together as the memory model
+        (``bo.acquisition.kg_memory``) fits under this many MB (None = one at a time).
     clock: "wall" (default) or "cpu": what fit_seconds / acq_seconds measure; CPU time
         (``time.process_time``) is robust to other jobs sharing the machine.
     num_threads: torch threads (None leaves torch's setting alone).
@@ -60,6 +66,8 @@ class BOSettings:
     tr_success_tolerance: int = 3
     tr_failure_tolerance: int = 0
     pes_max_dim: int = 20
+    kg_warm_start: bool = False
+    kg_memory_cap_mb: float | None = None
     clock: str = "wall"
     num_threads: int | None = None
 
@@ -82,6 +90,8 @@ class BOSettings:
             )
         if out.fit_ftol is not None and not 0.0 < out.fit_ftol < 1.0:
             raise ValueError(f"BO setting fit_ftol must be in (0, 1), got {out.fit_ftol}")
+        if out.kg_memory_cap_mb is not None and out.kg_memory_cap_mb <= 0:
+            raise ValueError(f"BO setting kg_memory_cap_mb must be > 0, got {out.kg_memory_cap_mb}")
         if out.acq_timeout is not None and out.acq_timeout <= 0:
             raise ValueError(f"BO setting acq_timeout must be > 0, got {out.acq_timeout}")
         return out
