@@ -14,10 +14,12 @@ from boexplore.bo.acquisition.proposal import (
     optimizer_options,
     warm_ic_generator,
 )
-from boexplore.bo.loop import _RunState
+from boexplore.bo.loop import _RunState, run_bo
 from boexplore.bo.methods import parse_method
 from boexplore.bo.model import fit_gp
 from boexplore.bo.settings import BOSettings
+
+from .conftest import Quadratic
 
 D, N, FANTASIES = 2, 12, 4
 
@@ -112,3 +114,34 @@ def test_checkpoint_state_round_trips_kg_tree():
 def test_memory_cap_must_be_positive():
     with pytest.raises(ValueError, match="kg_memory_cap_mb"):
         BOSettings.from_kwargs(kg_memory_cap_mb=0)
+
+
+class _Kill(RuntimeError):
+    pass
+
+
+def test_warm_started_run_resumes_from_its_checkpoint(tmp_path, fast):
+    """The one-shot tree is part of the checkpoint: kill + resume equals an uninterrupted run."""
+    spec, kw = f"kg(fantasies={FANTASIES})", {**fast, "kg_warm_start": True}
+    timing = ["fit_seconds", "acq_seconds"]
+    full = run_bo(Quadratic(2), spec, seed=5, budget=8, n_init=4, **kw).drop(columns=timing)
+    ckpt = tmp_path / "run.ckpt"
+
+    def kill_after_2(it: int, trace: object) -> None:
+        if it == 2:
+            raise _Kill
+
+    with pytest.raises(_Kill):
+        run_bo(Quadratic(2), spec, seed=5, budget=8, n_init=4, checkpoint=ckpt,
+               callback=kill_after_2, **kw)  # fmt: skip
+    resumed = run_bo(Quadratic(2), spec, seed=5, budget=8, n_init=4, checkpoint=ckpt, **kw)
+    assert resumed.drop(columns=timing).equals(full)
+    cold = run_bo(Quadratic(2), spec, seed=5, budget=8, n_init=4, **fast).drop(columns=timing)
+    assert not np.allclose(cold["x_0"].iloc[5:], full["x_0"].iloc[5:])
+
+
+def test_new_settings_stay_out_of_the_identity_at_their_defaults():
+    from boexplore.bo.loop import IDENTITY_IF_SET
+
+    defaults = BOSettings().to_dict()
+    assert all(defaults[k] == v for k, v in IDENTITY_IF_SET.items())

@@ -223,6 +223,11 @@ def _evaluate(problem: Any, X: np.ndarray) -> np.ndarray:
     return y
 
 
+#: Settings added after runs had been started: left out of a run's identity at these (default)
+#: values, so checkpoints and provenance written before they existed stay valid.
+IDENTITY_IF_SET: dict[str, Any] = {"kg_warm_start": False, "kg_memory_cap_mb": None}
+
+
 def refit_due(iteration: int, refit_every: int) -> bool:
     """Whether BO iteration ``iteration`` (1, 2, ...) optimises the GP hyperparameters.
 
@@ -363,7 +368,11 @@ def run_bo(
         )
     problem_label = problem_label or str(getattr(problem, "name", "problem"))
     method_label = method_label or spec.label()
-    settings_id = {k: v for k, v in cfg.to_dict().items() if k != "num_threads"}
+    settings_id = {
+        k: v
+        for k, v in cfg.to_dict().items()
+        if k != "num_threads" and not (k in IDENTITY_IF_SET and v == IDENTITY_IF_SET[k])
+    }
     identity = run_identity(
         problem_sha256 or problem_digest(problem), d, spec.canonical(), seed, n_init, settings_id
     )

@@ -161,14 +161,31 @@ def bo_seed_seconds(
     return total
 
 
-def bo_peak_mem_mb(method: MethodSpec, budget: int, d: int, cal: Mapping[str, Any]) -> float:
-    """Peak resident memory of a BO job: interpreter + torch, plus GP / fantasy matrices."""
+def bo_peak_mem_mb(
+    method: MethodSpec,
+    budget: int,
+    d: int,
+    cal: Mapping[str, Any],
+    bo: Mapping[str, Any] | None = None,
+) -> float:
+    """Peak resident memory of a BO job: interpreter + torch, plus GP / fantasy matrices.
+
+    qKG jobs follow the measured model of its last step (n = budget; restarts batched as the
+    engine batches them under ``bo.kg_memory_cap_mb``; ``bo.acquisition.kg_memory``).
+    """
     mem = cal["bo"]["mem"]
     n = float(budget)
-    extra = mem["per_n2_mb"] * (n / 100.0) ** 2 + mem["per_nd_mb"] * n * d / 1e4
     if method.base == "kg":
-        extra *= 1.0 + float(method.params.get("fantasies", 64)) / 8.0
-    elif method.base in EXPENSIVE_METHODS:
+        from boexplore.bo.acquisition.kg_memory import KG_MEMORY, kg_batch_limit
+
+        bo = bo or {}
+        fantasies = int(method.params.get("fantasies", 64))
+        restarts = int(bo.get("num_restarts", REF_RESTARTS))
+        cap = bo.get("kg_memory_cap_mb", (bo.get("extra") or {}).get("kg_memory_cap_mb"))
+        batch = kg_batch_limit(budget, d, method.q, fantasies, restarts, cap)
+        return KG_MEMORY.step_peak_mb(budget, d, method.q, fantasies, batch_limit=batch)
+    extra = mem["per_n2_mb"] * (n / 100.0) ** 2 + mem["per_nd_mb"] * n * d / 1e4
+    if method.base in EXPENSIVE_METHODS:
         extra *= mem["expensive_factor"]
     return mem["base_mb"] + extra
 
@@ -214,7 +231,7 @@ def _bo_seed_cached(
     spec, bo, cal = parse_method(spec_str), json.loads(bo_json), json.loads(cal_json)
     return (
         bo_seed_seconds(spec, name, d, budget, n_init, bo, cal),
-        bo_peak_mem_mb(spec, budget, d, cal),
+        bo_peak_mem_mb(spec, budget, d, cal, bo),
     )
 
 

@@ -295,6 +295,32 @@ def estimate_total(repo: Path, configfile: str) -> str:
     return f"{total / 3600:,.0f} CPU-hours" if total >= 360_000 else f"{total / 3600:.2f} CPU-hours"
 
 
+def estimate_method_hours(repo: Path, configfile: str, method: str) -> str:
+    """``7,900 CPU-hours``: the cost model's CPU-hours of one method's BO jobs."""
+    from boexplore.pipeline import cost
+    from boexplore.workflow_config import load_config
+
+    config = load_config(repo / configfile)
+    jobs = cost.workflow_job_costs(config, cost.config_calibration(config))
+    total = sum(j.cpu_s for j in jobs if j.rule == "bo_run" and j.key.split("/")[1] == method)
+    return f"{total / 3600:,.0f} CPU-hours"
+
+
+def estimate_kg_cheap(repo: Path, configfile: str) -> str:
+    """The config's total with qKG at 32 fantasies and half the optimiser effort."""
+    import copy
+
+    from boexplore.pipeline import cost
+    from boexplore.workflow_config import load_config
+
+    config = copy.deepcopy(load_config(repo / configfile))
+    config["methods"]["kg"] = "kg(fantasies=32)"
+    bo = config.setdefault("bo", {})
+    bo.setdefault("by_method", {})["kg"] = {"num_restarts": 5, "raw_samples": 512}
+    total = sum(j.cpu_s for j in cost.workflow_job_costs(config, cost.config_calibration(config)))
+    return f"{total / 3600:,.0f} CPU-hours"
+
+
 def plan_line(repo: Path, name: str, configfile: str) -> str:
     """The plan line a fresh run of ``configfile`` prints (jobs counted from the measurement)."""
     from boexplore.pipeline.progress import format_plan_line, make_plan, predicted_costs
@@ -349,7 +375,16 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "estimate-paper": lambda repo: estimate_text(repo, "config/paper.yaml"),
     "estimate-default": lambda repo: estimate_text(repo, "config/config.yaml"),
     "estimate-paper-total": lambda repo: estimate_total(repo, "config/paper.yaml"),
+    "kg-memory": lambda repo: _kg_memory(repo),
+    "estimate-paper-kg": lambda repo: estimate_method_hours(repo, "config/paper.yaml", "kg"),
+    "estimate-paper-kg-cheap": lambda repo: estimate_kg_cheap(repo, "config/paper.yaml"),
 }
+
+
+def _kg_memory(repo: Path) -> str:
+    from boexplore.bench.kg_memory import memory_phrase
+
+    return memory_phrase(repo / "docs" / "kg-memory.csv", repo / "config" / "paper.yaml")
 
 
 def render(name: str, repo: Path) -> str:

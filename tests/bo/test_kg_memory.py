@@ -1,0 +1,60 @@
+"""The qKG memory model: fitted to the committed measurements, monotone, and its batch choice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from boexplore.bo.acquisition.kg_memory import (
+    FIT_TOLERANCE,
+    KG_MEMORY,
+    fit_memory_model,
+    kg_batch_limit,
+    predict_row,
+)
+
+CSV = Path(__file__).resolve().parents[2] / "docs" / "kg-memory.csv"
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    return pd.read_csv(CSV).to_dict("records")
+
+
+def test_engine_constant_is_the_fit_of_the_committed_measurements(rows):
+    fit = fit_memory_model(rows).to_dict()
+    for key, value in KG_MEMORY.to_dict().items():
+        assert value == pytest.approx(fit[key], rel=1e-6, abs=1e-9), key
+
+
+def test_model_reproduces_every_measured_peak_within_its_stated_error(rows):
+    steps = [r for r in rows if r["kind"] == "step"]
+    assert {(r["dim"], r["n"]) for r in steps} >= {(6, 100), (6, 300), (6, 500), (60, 100)}
+    for r in rows:
+        err = predict_row(KG_MEMORY, r) / r["peak_mb"] - 1.0
+        assert abs(err) <= FIT_TOLERANCE, (r["kind"], r["n"], r["dim"], r["batch"], err)
+
+
+@pytest.mark.parametrize("d", [2, 6, 60, 180])
+def test_peak_is_monotone_in_n_fantasies_and_batch(d):
+    peak = KG_MEMORY.step_peak_mb
+    for n in (50, 100, 300, 500):
+        assert peak(n + 50, d, 1, 64) > peak(n, d, 1, 64)
+        assert peak(n, d, 1, 64) > peak(n, d, 1, 32) > peak(n, d, 1, 8)
+        assert peak(n, d, 1, 64, batch_limit=10, init_batch_limit=8) >= peak(n, d, 1, 64)
+        assert peak(n, d, 1, 64, init_batch_limit=16) > peak(n, d, 1, 64, init_batch_limit=8)
+        assert peak(n, d, 4, 64) > peak(n, d, 1, 64)
+
+
+def test_batch_limit_follows_the_cap():
+    assert kg_batch_limit(500, 60, 1, 64, 10, None) == 1  # no cap: today's engine
+    assert kg_batch_limit(100, 6, 1, 64, 10, 1e9) == 10
+    assert kg_batch_limit(500, 60, 1, 64, 10, 1.0) == 1  # nothing fits: one at a time
+    limits = [kg_batch_limit(300, 6, 1, 64, 10, cap) for cap in (1e3, 2e3, 4e3, 8e3, 16e3)]
+    assert limits == sorted(limits) and limits[0] < limits[-1]
+    for cap in (2e3, 4e3, 8e3):
+        b = kg_batch_limit(300, 6, 1, 64, 10, cap)
+        if b > 1:
+            assert KG_MEMORY.step_peak_mb(300, 6, 1, 64, batch_limit=b) <= cap
