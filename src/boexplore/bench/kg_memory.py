@@ -236,8 +236,8 @@ def render_markdown(rows: pd.DataFrame, config_path: Path = Path("config/paper.y
         "probe evaluation. CPU seconds by `time.process_time`, peak by `ru_maxrss`; model: "
         "`boexplore.bo.acquisition.kg_memory`.", "",
         "## One qKG step", "",
-        "Cost model: `pipeline/cost_calibration.json` (its qKG terms are refitted on these "
-        "steps and the pilot's, `--calibrate`).", "",
+        "Cost model: the prediction of `pipeline/cost_calibration.json` for the same step "
+        "(`--calibrate` refits its qKG terms on these steps and the pilot's).", "",
         "| problem | d | n | batch_limit | fit CPU s | acquisition CPU s | cost model fit / "
         "acquisition CPU s | peak MB | memory model MB | memory model error |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -268,9 +268,10 @@ def render_markdown(rows: pd.DataFrame, config_path: Path = Path("config/paper.y
     lines += ["", "## Memory model", "",
               f"Coefficients (non-negative least squares on the probes and `fit_mb`): {coef} "
               f"({'the engine constant equals this fit' if same else 'ENGINE CONSTANT DIFFERS FROM THIS FIT'}). "
-              f"Largest error: {probes['err'].abs().max():.1%} on the probes (fitted), "
-              f"{steps['err'].abs().max():.1%} on the full steps (not fitted; "
-              f"mean {steps['err'].mean():+.1%}).", "",
+              f"Largest error: {probes['err'].abs().max():.1%} on the probes (fitted)"
+              + (f", {steps['err'].abs().max():.1%} on the full steps (not fitted; mean "
+                 f"{steps['err'].mean():+.1%})." if len(steps) else "; no full step measured."),
+              "",
               "Restarts optimised together (`batch_limit`) under a memory cap "
               "(`bo.extra.kg_memory_cap_mb`; 64 fantasies, q = 1, 10 restarts):", "",
               "| d | n | 2,000 MB | 4,000 MB | 8,000 MB | 16,000 MB |",
@@ -285,7 +286,9 @@ def render_markdown(rows: pd.DataFrame, config_path: Path = Path("config/paper.y
     if len(req):
         lines += ["", f"## Memory requests of the qKG jobs of `config/{config_path.name}`", "",
                   "Predicted peak of the job's last step (n = budget) and the SLURM request "
-                  "(1.5× the peak, `pipeline.cost.mem_request_mb`).", "",
+                  "(1.5× the peak, `pipeline.cost.mem_request_mb`). The model's d-term is "
+                  "fitted on d = 6 and 60; at larger d it is extrapolated (it matters only "
+                  "in the gradient phase, well below the initial-condition peak).", "",
                   "| problem | d | budget | predicted peak MB | request MB |",
                   "|---|---|---|---|---|"]  # fmt: skip
         for r in req.itertuples(index=False):
