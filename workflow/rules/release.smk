@@ -1,10 +1,38 @@
 # Data release of a finished study (config key `release`, e.g. config/replicate.yaml):
 # committed float32 traces stand in for BO runs (restore_run), and the study's tables are
 # copied next to them (release_tables), so a fresh clone re-derives every table and figure
-# in minutes. A trace missing from the release falls back to bo_run.
+# in minutes. A trace missing from the release falls back to bo_run; a trace shorter than the
+# configured budget is continued by bo_run from its last evaluation (`release.extend`, default on).
 RELEASE = config.get("release") or {}
 RELEASE_TRACES = RELEASE.get("traces")
 RELEASE_TABLES = RELEASE.get("tables")
+RELEASE_EXTEND = bool(RELEASE.get("extend", True))
+from boexplore.pipeline.release import released_evaluations as _released_evaluations
+
+
+def _release_file(wildcards):
+    return f"{RELEASE_TRACES}/{wildcards.problem}/{wildcards.method}/{wildcards.chunk}.parquet"
+
+
+def _released_short(wildcards):
+    """The released trace of this job holds fewer evaluations per seed than the budget."""
+    if not RELEASE_TRACES:
+        return False
+    n = _released_evaluations(_release_file(wildcards))
+    return n is not None and n < run_budget(wildcards)[0]
+
+
+def restore_source(wildcards):
+    """The released trace to restore; a short one is not restored (bo_run extends or re-runs it)."""
+    path = _release_file(wildcards)
+    return f"{path}.shorter-than-budget" if _released_short(wildcards) else path
+
+
+def extend_source(wildcards):
+    """[released trace] when bo_run continues it (shorter than the budget), else []."""
+    return [_release_file(wildcards)] if RELEASE_EXTEND and _released_short(wildcards) else []
+
+
 RELEASE_OUTPUTS = []
 RELEASE_TABLE_NAMES = [
     "claims_paper1.csv",
@@ -25,7 +53,7 @@ if RELEASE_TRACES:
 
     rule restore_run:
         input:
-            f"{RELEASE_TRACES}/{{problem}}/{{method}}/{{chunk}}.parquet",
+            restore_source,
         output:
             f"{RESULTS}/runs/{{problem}}/{{method}}/{{chunk}}.parquet",
         log:

@@ -147,16 +147,22 @@ def bo_seed_seconds(
     n_init: int,
     bo: Mapping[str, Any],
     cal: Mapping[str, Any],
+    start: int = 0,
 ) -> float:
-    """CPU seconds of one BO run (one seed) without the process start-up."""
+    """CPU seconds of one BO run (one seed) without the process start-up.
+
+    ``start``: evaluations the run already holds (a released trace it extends); only the
+    iterations after them are counted.
+    """
     ev = problem_eval_seconds(problem_name, cal)
-    total = n_init * ev
+    total = n_init * ev if start < n_init else 0.0
     n = n_init
     while n < budget:
         q = min(method.q, budget - n)
-        fit, acq = bo_iteration_seconds(method, n, d, bo, cal)
-        total += fit + acq * batch_factor(q) / batch_factor(method.q) + q * ev
-        total += cal["bo"]["iteration_overhead_s"]
+        if n >= start:
+            fit, acq = bo_iteration_seconds(method, n, d, bo, cal)
+            total += fit + acq * batch_factor(q) / batch_factor(method.q) + q * ev
+            total += cal["bo"]["iteration_overhead_s"]
         n += q
     return total
 
@@ -185,8 +191,12 @@ def bo_job_cost(
     method: str,
     n_seeds: int,
     cal: Mapping[str, Any] | None = None,
+    start: int = 0,
 ) -> JobCost:
-    """Cost of one ``bo_run`` job running ``n_seeds`` seeds of (problem, method)."""
+    """Cost of one ``bo_run`` job running ``n_seeds`` seeds of (problem, method).
+
+    ``start``: evaluations per seed the job continues from (a released trace it extends).
+    """
     from boexplore.workflow_config import method_bo_settings, problem_design
 
     cal = cal or config_calibration(config)
@@ -201,6 +211,7 @@ def bo_job_cost(
         n_init,
         json.dumps(method_bo_settings(config, method), sort_keys=True),
         json.dumps(cal, sort_keys=True),
+        int(start),
     )
     cpu = cal["bo"]["startup_s"] + n_seeds * per_seed
     return JobCost("bo_run", f"{problem}/{method}", cpu, mem)
@@ -208,12 +219,19 @@ def bo_job_cost(
 
 @functools.lru_cache(maxsize=4096)
 def _bo_seed_cached(
-    spec_str: str, name: str, d: int, budget: int, n_init: int, bo_json: str, cal_json: str
+    spec_str: str,
+    name: str,
+    d: int,
+    budget: int,
+    n_init: int,
+    bo_json: str,
+    cal_json: str,
+    start: int = 0,
 ) -> tuple[float, float]:
     """(CPU seconds per seed, peak memory) memoised: the workflow asks for them per job."""
     spec, bo, cal = parse_method(spec_str), json.loads(bo_json), json.loads(cal_json)
     return (
-        bo_seed_seconds(spec, name, d, budget, n_init, bo, cal),
+        bo_seed_seconds(spec, name, d, budget, n_init, bo, cal, start),
         bo_peak_mem_mb(spec, budget, d, cal),
     )
 
@@ -392,6 +410,19 @@ def parametric_job_cost(config: Mapping[str, Any], rule: str, key: str, cal=None
 
 
 # --- whole workflow --------------------------------------------------------------------------
+def released_start(config: Mapping[str, Any], problem: str, method: str, chunk: str) -> int:
+    """Evaluations per seed a ``bo_run`` job continues from: a released trace shorter than the
+    budget when ``release.extend`` is on (``workflow/rules/release.smk``), else 0."""
+    from boexplore.pipeline.release import released_evaluations
+    from boexplore.workflow_config import problem_design
+
+    release = config.get("release") or {}
+    if not release.get("traces") or not release.get("extend", True):
+        return 0
+    n = released_evaluations(f"{release['traces']}/{problem}/{method}/{chunk}.parquet")
+    return n if n is not None and n < problem_design(config, problem)[1] else 0
+
+
 def workflow_job_costs(config: Mapping[str, Any], cal=None) -> list[JobCost]:
     """Every compute job of a validated config (local aggregation / figure rules excluded)."""
     from boexplore.workflow_config import run_table
@@ -400,8 +431,9 @@ def workflow_job_costs(config: Mapping[str, Any], cal=None) -> list[JobCost]:
     jobs: list[JobCost] = []
     for row in run_table(config):
         n = len(row["seeds"])
+        start = released_start(config, row["problem"], row["method"], row["chunk"])
         for job in (
-            bo_job_cost(config, row["problem"], row["method"], n, cal),
+            bo_job_cost(config, row["problem"], row["method"], n, cal, start),
             score_job_cost(config, row["problem"], row["method"], n, cal),
         ):
             jobs.append(JobCost(job.rule, f"{job.key}/{row['chunk']}", job.cpu_s, job.mem_mb))

@@ -5,7 +5,8 @@ as float32, zstd-compressed Parquet under ``data/<run>/traces/`` (same relative 
 keeps a 800-run study at a few MB. With ``release.traces`` set in the config, the workflow's
 ``restore_run`` rule turns each committed trace back into a float64 run file instead of running
 BO, so every table and figure is re-derived from the committed data in minutes. A trace that
-is missing from the release falls back to the ``bo_run`` rule.
+is missing from the release falls back to the ``bo_run`` rule; a released trace shorter than
+the configured budget is extended by ``bo_run`` (``bo/extend.py``), not re-run.
 
 ``python -m boexplore.pipeline.release export results/replicate/runs data/replicate/traces``
 """
@@ -13,11 +14,14 @@ is missing from the release falls back to the ``bo_run`` rule.
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from boexplore.io import atomic_write
 
@@ -72,6 +76,27 @@ def restore_trace(src: Path, dst: Path) -> Path:
     if len(trace) == 0:
         raise ValueError(f"released trace {src} has no rows")
     return atomic_write(expand(trace), Path(dst))
+
+
+@functools.cache
+def released_evaluations(path: str | Path) -> int | None:
+    """Evaluations per seed of a released trace file (its shortest seed); None if absent.
+
+    Reads only the ``seed`` column, so the workflow can ask it for every job of a study
+    while it builds the job graph.
+    """
+    path = Path(path)
+    if not path.is_file():
+        return None
+    seeds = pq.read_table(path, columns=["seed"]).column("seed").to_numpy()
+    if seeds.size == 0:
+        return 0
+    return int(np.unique(seeds, return_counts=True)[1].min())
+
+
+def file_sha256(path: str | Path) -> str:
+    """sha256 of a file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def release_size_mb(out_dir: Path) -> float:
