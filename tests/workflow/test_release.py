@@ -88,7 +88,8 @@ def test_restore_rejects_empty_trace(tmp_path):
 
 
 def test_workflow_extends_a_released_trace_shorter_than_the_budget(tmp_path):
-    """Budget 8 released, 12 configured: bo_run continues the released evaluations."""
+    """Budget 8 released (2 seeds per file), 12 configured in a longer tier with one seed per
+    job: each bo_run finds its seed's released trace and continues it."""
     runs = tmp_path / "made" / "b2" / "random"
     runs.mkdir(parents=True)
     problem = get_problem("branin", 2)
@@ -99,32 +100,33 @@ def test_workflow_extends_a_released_trace_shorter_than_the_budget(tmp_path):
     export_traces(tmp_path / "made", tmp_path / "released")
     config = tmp_path / "long.yaml"
     config.write_text(
-        Path(_config(tmp_path, True)).read_text().replace("budget: 8", "budget: 12")
+        Path(_config(tmp_path, False)).read_text().replace("budget: 8", "budget: 12")
         .replace("methods: {random: random, sobol: sobol}", "methods: {random: random}")
+        .replace("seeds_per_job: 2", "seeds_per_job: 1")
+        + "release: {traces: released_long, extend_from: released}\n"
     )  # fmt: skip
-    proc = run_snakemake(["results/rel/runs/b2/random/seeds0-1.parquet", "--cores", "1",
-                          "--configfile", str(config)], cwd=tmp_path, timeout=300)  # fmt: skip
+    target = "results/rel/runs/b2/random/seed1.parquet"
+    proc = run_snakemake([target, "--cores", "1", "--configfile", str(config)],
+                         cwd=tmp_path, timeout=300)  # fmt: skip
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]
-    assert "rule bo_run" in out and "restore_run" not in out
-    long = pd.read_parquet(tmp_path / "results/rel/runs/b2/random/seeds0-1.parquet")
-    assert long.groupby("seed").size().tolist() == [12, 12]
+    assert "rule bo_run" in out and "released/b2/random/seeds0-1.parquet" in out
+    long = pd.read_parquet(tmp_path / target)
+    assert long["seed"].tolist() == [1] * 12
     released = pd.read_parquet(tmp_path / "released/b2/random/seeds0-1.parquet")
-    for seed in (0, 1):
-        first = long[long["seed"] == seed].iloc[:8]
-        np.testing.assert_array_equal(
-            first[["x_0", "x_1", "y"]].to_numpy(),
-            released[released["seed"] == seed][["x_0", "x_1", "y"]].to_numpy(np.float64),
-        )
+    np.testing.assert_array_equal(
+        long.iloc[:8][["x_0", "x_1", "y"]].to_numpy(),
+        released[released["seed"] == 1][["x_0", "x_1", "y"]].to_numpy(np.float64),
+    )
     assert long.attrs["boexplore"]["extended_from"]["rows"] == 16
     # a continuation is the longer run: same as 12 fresh evaluations up to float32 rounding
-    fresh = run_bo(problem, "random", seed=0, budget=12, n_init=4, problem_label="b2")
-    np.testing.assert_allclose(long[long["seed"] == 0]["y"], fresh["y"], rtol=1e-5)
+    fresh = run_bo(problem, "random", seed=1, budget=12, n_init=4, problem_label="b2")
+    np.testing.assert_allclose(long["y"], fresh["y"], rtol=1e-5)
 
     # control: with extension off, the job re-runs from the start (no released_prefix input)
-    config.write_text(config.read_text().replace("release: {traces: released}",
-                                                 "release: {traces: released, extend: false}"))  # fmt: skip
-    proc = run_snakemake(["-n", "--forceall", "results/rel/runs/b2/random/seeds0-1.parquet",
-                          "--cores", "1", "--configfile", str(config)], cwd=tmp_path, timeout=180)  # fmt: skip
+    config.write_text(config.read_text().replace("extend_from: released}",
+                                                 "extend_from: released, extend: false}"))  # fmt: skip
+    proc = run_snakemake(["-n", "--forceall", target, "--cores", "1", "--configfile",
+                          str(config)], cwd=tmp_path, timeout=180)  # fmt: skip
     assert "rule bo_run" in proc.stdout + proc.stderr
     assert "released/b2/random" not in proc.stdout + proc.stderr

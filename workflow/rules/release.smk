@@ -6,7 +6,11 @@
 RELEASE = config.get("release") or {}
 RELEASE_TRACES = RELEASE.get("traces")
 RELEASE_TABLES = RELEASE.get("tables")
+# Released traces shorter than the budget are continued by bo_run: from `release.extend_from`
+# (another study's release, e.g. a longer-budget tier) or from `release.traces` itself.
 RELEASE_EXTEND = bool(RELEASE.get("extend", True))
+RELEASE_PREFIXES = RELEASE.get("extend_from") or RELEASE_TRACES
+from boexplore.pipeline.release import prefix_files as _prefix_files
 from boexplore.pipeline.release import released_evaluations as _released_evaluations
 
 
@@ -14,23 +18,23 @@ def _release_file(wildcards):
     return f"{RELEASE_TRACES}/{wildcards.problem}/{wildcards.method}/{wildcards.chunk}.parquet"
 
 
-def _released_short(wildcards):
-    """The released trace of this job holds fewer evaluations per seed than the budget."""
-    if not RELEASE_TRACES:
-        return False
-    n = _released_evaluations(_release_file(wildcards))
-    return n is not None and n < run_budget(wildcards)[0]
-
-
 def restore_source(wildcards):
-    """The released trace to restore; a short one is not restored (bo_run extends or re-runs it)."""
+    """The released trace to restore; one shorter than the budget is not restored (bo_run
+    extends or re-runs it)."""
     path = _release_file(wildcards)
-    return f"{path}.shorter-than-budget" if _released_short(wildcards) else path
+    n = _released_evaluations(path)
+    return f"{path}.shorter-than-budget" if n is not None and n < run_budget(wildcards)[0] else path
 
 
 def extend_source(wildcards):
-    """[released trace] when bo_run continues it (shorter than the budget), else []."""
-    return [_release_file(wildcards)] if RELEASE_EXTEND and _released_short(wildcards) else []
+    """Released traces this bo_run job continues (shorter than the budget), else []."""
+    if not (RELEASE_EXTEND and RELEASE_PREFIXES):
+        return []
+    seeds = CHUNK_SEEDS[wildcards.chunk]
+    files = _prefix_files(
+        RELEASE_PREFIXES, wildcards.problem, wildcards.method, seeds, run_budget(wildcards)[0]
+    )
+    return [str(f) for f in files]
 
 
 RELEASE_OUTPUTS = []

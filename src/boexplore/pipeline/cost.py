@@ -22,7 +22,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -410,17 +410,22 @@ def parametric_job_cost(config: Mapping[str, Any], rule: str, key: str, cal=None
 
 
 # --- whole workflow --------------------------------------------------------------------------
-def released_start(config: Mapping[str, Any], problem: str, method: str, chunk: str) -> int:
-    """Evaluations per seed a ``bo_run`` job continues from: a released trace shorter than the
-    budget when ``release.extend`` is on (``workflow/rules/release.smk``), else 0."""
-    from boexplore.pipeline.release import released_evaluations
+def released_start(
+    config: Mapping[str, Any], problem: str, method: str, seeds: Sequence[int]
+) -> int:
+    """Evaluations per seed a ``bo_run`` job continues from (the fewest over its seeds): released
+    traces shorter than the budget when ``release.extend`` is on (``workflow/rules/release.smk``)."""
+    from boexplore.pipeline.release import released_seeds
     from boexplore.workflow_config import problem_design
 
     release = config.get("release") or {}
-    if not release.get("traces") or not release.get("extend", True):
+    root = release.get("extend_from") or release.get("traces")
+    if not root or not release.get("extend", True):
         return 0
-    n = released_evaluations(f"{release['traces']}/{problem}/{method}/{chunk}.parquet")
-    return n if n is not None and n < problem_design(config, problem)[1] else 0
+    budget = problem_design(config, problem)[1]
+    found = released_seeds(root, problem, method)
+    held = [found[s][1] if s in found and found[s][1] < budget else 0 for s in seeds]
+    return min(held) if held else 0
 
 
 def workflow_job_costs(config: Mapping[str, Any], cal=None) -> list[JobCost]:
@@ -431,7 +436,7 @@ def workflow_job_costs(config: Mapping[str, Any], cal=None) -> list[JobCost]:
     jobs: list[JobCost] = []
     for row in run_table(config):
         n = len(row["seeds"])
-        start = released_start(config, row["problem"], row["method"], row["chunk"])
+        start = released_start(config, row["problem"], row["method"], row["seeds"])
         for job in (
             bo_job_cost(config, row["problem"], row["method"], n, cal, start),
             score_job_cost(config, row["problem"], row["method"], n, cal),

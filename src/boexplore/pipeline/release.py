@@ -94,6 +94,31 @@ def released_evaluations(path: str | Path) -> int | None:
     return int(np.unique(seeds, return_counts=True)[1].min())
 
 
+@functools.cache
+def released_seeds(root: str | Path, problem: str, method: str) -> dict[int, tuple[Path, int]]:
+    """{seed: (file, evaluations)} of every released trace of (problem, method) under ``root``.
+
+    Chunk files may group seeds differently from the study that extends them, so a job
+    finds its seeds' traces by seed, not by file name.
+    """
+    out: dict[int, tuple[Path, int]] = {}
+    for path in sorted((Path(root) / problem / method).glob("*.parquet")):
+        seeds = pq.read_table(path, columns=["seed"]).column("seed").to_numpy()
+        values, counts = np.unique(seeds, return_counts=True)
+        for seed, count in zip(values.tolist(), counts.tolist(), strict=True):
+            out[int(seed)] = (path, int(count))
+    return out
+
+
+def prefix_files(
+    root: str | Path, problem: str, method: str, seeds: Sequence[int], budget: int
+) -> list[Path]:
+    """Released trace files to extend for these seeds: those holding fewer than ``budget``
+    evaluations of one of them (a seed with no released trace starts afresh)."""
+    found = released_seeds(root, problem, method)
+    return sorted({found[s][0] for s in seeds if s in found and found[s][1] < budget})
+
+
 def file_sha256(path: str | Path) -> str:
     """sha256 of a file's bytes."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()

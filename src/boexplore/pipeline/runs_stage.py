@@ -23,7 +23,7 @@ def run_from_spec(
     settings: Mapping[str, Any],
     out: str | Path,
     checkpoint_dir: str | Path | None = None,
-    extend_from: str | Path | None = None,
+    extend_from: Sequence[str | Path] = (),
 ) -> None:
     """Run BO on the saved instance for each seed in turn; write all traces to one parquet.
 
@@ -31,8 +31,8 @@ def run_from_spec(
     iteration, so a killed job resumes at the seed and iteration it reached. The
     checkpoints carry the problem file's digest (JSON + data files), so a changed
     instance never resumes an old run; they are removed once the trace is written,
-    so a forced rerun starts afresh. ``extend_from``: a (released) trace file holding these
-    seeds' first evaluations; each run continues from it instead of starting anew.
+    so a forced rerun starts afresh. ``extend_from``: (released) trace files holding some
+    of these seeds' first evaluations; those runs continue from them instead of starting anew.
     """
     import pandas as pd
     import torch
@@ -49,11 +49,13 @@ def run_from_spec(
     problem = load_instance(problem_json)
     problem_sha256 = problem_file_digest(problem_json)
     source = None
-    if extend_from is not None:
+    if extend_from:
         from boexplore.pipeline.release import expand, file_sha256
 
-        source = expand(pd.read_parquet(extend_from))
-        log.info("extending the runs of %s (%d rows)", extend_from, len(source))
+        source = pd.concat([expand(pd.read_parquet(f)) for f in extend_from], ignore_index=True)
+        log.info(
+            "extending the runs of %s (%d rows)", ", ".join(map(str, extend_from)), len(source)
+        )
     if checkpoint_dir is not None:
         Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
     log.info(
@@ -89,17 +91,16 @@ def run_from_spec(
                 method_label=method_label,
                 problem_label=problem_label,
                 problem_sha256=problem_sha256,
-                extend_from=source,
+                extend_from=source if source is not None and seed in set(source["seed"]) else None,
                 **settings,
                 **extra,
             )
         )
     trace = pd.concat(traces, ignore_index=True)
     stamp_trace(trace)
-    if extend_from is not None:
+    if source is not None:
         trace.attrs["boexplore"]["extended_from"] = {
-            "file": str(extend_from),
-            "sha256": file_sha256(extend_from),
+            "files": {str(f): file_sha256(f) for f in extend_from},
             "rows": len(source),
         }
     atomic_write(trace, out)
