@@ -32,7 +32,9 @@ def test_schema_defaults_equal_code_defaults():
     assert cfg["paper_order"][0] == ["random"] and cfg["groups"]["info"] == ["mes", "jes", "pes"]
 
 
-@pytest.mark.parametrize("name", ["config.yaml", "smoke.yaml", "paper.yaml", "replicate.yaml"])
+@pytest.mark.parametrize(
+    "name", ["config.yaml", "smoke.yaml", "paper.yaml", "replicate.yaml", "replicate-long.yaml"]
+)
 def test_shipped_configs_validate(name):
     section = yaml.safe_load((ROOT / "config" / name).read_text())["analysis"]
     jsonschema.validate(section, SCHEMA)
