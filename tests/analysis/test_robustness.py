@@ -179,7 +179,7 @@ def test_sensitivity_names_the_beta_that_breaks_c5(designed):
     assert c5["2"] == REPRODUCED
     assert c5["16"] == NOT_REPRODUCED and c5["0.5"] == NOT_REPRODUCED
     row = _key(rel.claims)["P1-C5"]
-    assert "reproduced for ucb_beta = 2" in row.settings_range and row.default_setting == "2"
+    assert "reproduced for UCB β = 2" in row.settings_range and row.default_setting == "UCB β = 2"
     c7 = s[s["claim_id"] == "P1-C7"].set_index("setting")["decision"]
     # the synthetic variants run on both sides: C7 holds for each factor on each side
     assert set(c7.index) == {
@@ -198,7 +198,8 @@ def test_range_text_for_a_contiguous_beta_interval():
     )
     text = range_text(rows)
     assert text.startswith("reproduced for β ∈ [0.5, 2]")
-    assert "not reproduced for 0.1" in text and "undecided for 16" in text
+    assert "not reproduced for UCB β = 0.1" in text and "undecided for UCB β = 16" in text
+    assert text.endswith("(4 tested)")
 
 
 # --- controls -----------------------------------------------------------------------------
