@@ -40,8 +40,9 @@ def _config(tmp_path, release: bool) -> str:
     return str(path)
 
 
-def test_workflow_restores_released_traces_and_falls_back_to_bo(tmp_path):
-    # a released trace for `random` only; `sobol` is missing from the release
+def _release_random_b2(tmp_path):
+    """Seeds 0 and 1 of `random` on Branin (budget 8) in one chunk file, exported to
+    ``released/``: (the float64 trace, the release files)."""
     runs = tmp_path / "made" / "b2" / "random"
     runs.mkdir(parents=True)
     problem = get_problem("branin", 2)
@@ -49,7 +50,12 @@ def test_workflow_restores_released_traces_and_falls_back_to_bo(tmp_path):
         [run_bo(problem, "random", seed=s, budget=8, n_init=4, problem_label="b2") for s in (0, 1)]
     )
     trace.to_parquet(runs / "seeds0-1.parquet", index=False)
-    files = export_traces(tmp_path / "made", tmp_path / "released")
+    return trace, export_traces(tmp_path / "made", tmp_path / "released")
+
+
+def test_workflow_restores_released_traces_and_falls_back_to_bo(tmp_path):
+    # a released trace for `random` only; `sobol` is missing from the release
+    trace, files = _release_random_b2(tmp_path)
     assert len(files) == 1 and pd.read_parquet(files[0])["x_0"].dtype == np.float32
     stamp = files[0].stat().st_mtime_ns
     assert export_traces(tmp_path / "made", tmp_path / "released") == files  # incremental
@@ -90,14 +96,8 @@ def test_restore_rejects_empty_trace(tmp_path):
 def test_workflow_extends_a_released_trace_shorter_than_the_budget(tmp_path):
     """Budget 8 released (2 seeds per file), 12 configured in a longer tier with one seed per
     job: each bo_run finds its seed's released trace and continues it."""
-    runs = tmp_path / "made" / "b2" / "random"
-    runs.mkdir(parents=True)
+    _release_random_b2(tmp_path)
     problem = get_problem("branin", 2)
-    short = pd.concat(
-        [run_bo(problem, "random", seed=s, budget=8, n_init=4, problem_label="b2") for s in (0, 1)]
-    )
-    short.to_parquet(runs / "seeds0-1.parquet", index=False)
-    export_traces(tmp_path / "made", tmp_path / "released")
     config = tmp_path / "long.yaml"
     config.write_text(
         Path(_config(tmp_path, False)).read_text().replace("budget: 8", "budget: 12")

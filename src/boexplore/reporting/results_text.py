@@ -354,6 +354,19 @@ def _table_file(tier: str, name: str) -> Callable[[Path], str]:
     return render
 
 
+def tier_scope(repo: Path, tier: str) -> str:
+    """``12 problems, d = 2–100, 8 seeds, 1,020 BO runs`` from a tier's committed runs summary."""
+    path = repo / "data" / tier / "tables" / "runs_summary.csv"
+    if not path.exists():
+        return MISSING.format(what=f"`data/{tier}/tables/runs_summary.csv`")
+    runs = pd.read_csv(path, usecols=["problem", "method", "seed", "dim"])
+    return (
+        f"{runs['problem'].nunique()} problems, d = {runs['dim'].min()}–{runs['dim'].max()}, "
+        f"{runs['seed'].nunique()} seeds, {runs['method'].nunique()} methods, "
+        f"{len(runs):,} BO runs"
+    )
+
+
 def _time(name: str) -> Callable[[Path], str]:
     return lambda repo: time_phrase(repo, name)
 
@@ -361,6 +374,7 @@ def _time(name: str) -> Callable[[Path], str]:
 RENDERERS: dict[str, Callable[[Path], str]] = {
     "paper1-replicate": _claims("replicate", 1),
     "paper1-default": _claims("default", 1),
+    "scope-replicate": lambda repo: tier_scope(repo, "replicate"),
     "paper2-default": _claims("default", 2),
     "paper2-coverage-default": _table_file("default", "paper2_e2_coverage.md"),
     "timings": timings_table,
