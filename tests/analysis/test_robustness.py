@@ -257,31 +257,23 @@ def test_boundary_share_counts_bo_points_only(tmp_path):
 # --- config -------------------------------------------------------------------------------
 
 
-def test_sensitivity_cells_are_off_in_replicate_and_on_in_the_overlay():
+def test_sensitivity_cells_run_on_every_problem_of_the_replicate_config():
     base = yaml.safe_load(open("config/replicate.yaml"))
-    overlay = yaml.safe_load(open("config/overlays/replicate-sensitivity.yaml"))
-    merged = {**base, **overlay}
-    new = ["ucb_b0_1", "ucb_b4", "ucb_b64", "ts_raasp"]
-    # ts_raasp runs (committed) only where P1-U3 is decided: the decide half's high-d problems
-    u3 = {p for p in base["analysis"]["uses"]["decide"] if p.startswith("hi_")}
+    new = ["ucb_b0_1", "ucb_b4", "ucb_b64", "ts_raasp", "ts_sobol"]
     for p in base["problems"]:
-        off = [m for m in new if not (m == "ts_raasp" and p in u3)]
-        assert all(is_excluded(base, p, m) for m in off), p  # restore-only replicate run
-        assert (p in u3) != is_excluded(base, p, "ts_raasp"), p
-        assert not any(is_excluded(merged, p, m) for m in new), p
-    for p in ("hi_rover60", "hi_ackley60_core"):
-        assert not is_excluded(merged, p, "logei_raasp") and not is_excluded(merged, p, "logei_tr")
-    for p in ("lo_levy4_core", "hi_ackley60_core"):  # taxonomy set on the core problems (C8)
-        assert not is_excluded(merged, p, "ucb_high") and not is_excluded(merged, p, "pi")
-    # every rule of the base run that is not a sensitivity switch survives in the overlay
-    kept = {(e["problem"], e["method"]) for e in overlay["exclude"]}
-    assert ("hi_*", "mes") in kept
+        assert not any(is_excluded(base, p, m) for m in new), p
+        for m in ("ucb_high", "ucb_low", "pi", "greedy", "logei_tr", "logei_raasp"):
+            assert not is_excluded(base, p, m), (p, m)  # taxonomy set + C7 on both sides (C8)
+        assert is_excluded(base, p, "mes") == p.startswith("hi_")
+        assert is_excluded(base, p, "logei_q4") == p.startswith("hi_")
+    assert base["methods"]["ts_sobol"] == "ts(perturb=false)"
     assert set(base["analysis"]["sensitivity"]["ucb_beta"]) >= {
         "ucb_low",
         "ucb",
         "ucb_high",
         *new[:3],
     }
+    assert set(base["analysis"]["sensitivity"]["ts_maximiser"]) == {"ts", "ts_polish", "ts_sobol"}
 
 
 @settings(max_examples=40, deadline=None)
