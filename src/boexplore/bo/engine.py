@@ -23,7 +23,7 @@ from typing import Any
 #: Bump when a change in ``bo/`` (or a numerics dependency pin) can change a trace.
 ENGINE_VERSION = 1
 #: sha256 of ``engine_source_files()`` (see ``engine_sources_sha256``) at ENGINE_VERSION.
-ENGINE_SOURCES_SHA256 = "5aa384137d59fe8d4c773f0e2b7e9b89b793ee76a0a8944c4d580700575855e8"
+ENGINE_SOURCES_SHA256 = "a77f97b53c3811706de6af5a3830b09c7694abad244caaff21493d89d1b3a853"
 #: Files of ``bo/`` that cannot change a trace's numbers (not hashed).
 NON_NUMERIC_FILES: frozenset[str] = frozenset({"engine.py", "cli.py", "checkpoint.py"})
 #: Libraries whose version is part of the identity (their numerics are the engine's too).
