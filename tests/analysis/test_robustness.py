@@ -180,12 +180,35 @@ def test_sensitivity_names_the_beta_that_breaks_c5(designed):
     assert c5["16"] == NOT_REPRODUCED and c5["0.5"] == NOT_REPRODUCED
     row = _key(rel.claims)["P1-C5"]
     assert "reproduced for UCB β = 2" in row.settings_range and row.default_setting == "UCB β = 2"
+    assert _key(rel.claims)["P1-C4/ts"].default_setting == "TS maximiser: candidates"
     c7 = s[s["claim_id"] == "P1-C7"].set_index("setting")["decision"]
     # the synthetic variants run on both sides: C7 holds for each factor on each side
     assert set(c7.index) == {
         f"{f} @ {d}" for f in ("trust_region", "raasp") for d in ("low-d", "high-d")
     }
     assert (c7 == REPRODUCED).all()
+
+
+def test_a_variant_row_is_decided_under_its_own_setting():
+    from boexplore.analysis.sensitivity import variant_default_setting
+
+    claims = pd.DataFrame(
+        {
+            "claim_id": ["P1-C4", "P1-C4", "P1-C5"],
+            "variant": ["ts", "ts_polish", ""],
+            "default_setting": ["TS maximiser: candidates"] * 2 + ["UCB β = 2"],
+        }
+    )
+    sens = pd.DataFrame(
+        {
+            "claim_id": ["P1-C4", "P1-C4", "P1-C5"],
+            "dimension": ["ts_maximiser", "ts_maximiser", "ucb_beta"],
+            "setting": ["candidates", "polished", "2"],
+            "value": ["ts", "ts_polish", "ucb"],
+        }
+    )
+    got = variant_default_setting(claims, sens, {"ts": ["ts"], "ts_polish": ["ts_polish"]})
+    assert got.tolist() == ["TS maximiser: candidates", "TS maximiser: polished", "UCB β = 2"]
 
 
 def test_range_text_for_a_contiguous_beta_interval():

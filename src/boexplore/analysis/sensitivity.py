@@ -280,3 +280,23 @@ def settings_columns(sens: pd.DataFrame) -> pd.DataFrame:
             )
         rows.append({"claim_id": cid, "settings_range": text, "default_setting": default})
     return pd.DataFrame(rows, columns=["claim_id", "settings_range", "default_setting"])
+
+
+def variant_default_setting(
+    claims: pd.DataFrame, sens: pd.DataFrame, groups: Mapping[str, Sequence[str]]
+) -> pd.Series:
+    """``default_setting`` per claims row; a variant row (P1-C4 ``ts_polish``) is decided under
+    its own setting (polished TS), not the claim's default."""
+    out = claims["default_setting"].copy()
+    for i, row in claims.iterrows():
+        variant = row.get("variant")
+        if not isinstance(variant, str) or not variant:
+            continue
+        labels = list(groups.get(variant, [variant]))
+        hit = sens[(sens["claim_id"] == row["claim_id"]) & sens["value"].isin(labels)]
+        if len(hit):
+            out[i] = "; ".join(
+                setting_phrase(str(d), list(g["setting"]))
+                for d, g in hit.groupby("dimension", sort=False)
+            )
+    return out

@@ -149,7 +149,11 @@ def _added_in(paths_root: Path) -> dict[str, str]:
     return added
 
 
-def trace_manifest(traces_dir: Path, verify_table: pd.DataFrame | None = None) -> pd.DataFrame:
+def trace_manifest(
+    traces_dir: Path,
+    verify_table: pd.DataFrame | None = None,
+    previous: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """One row per released trace file: what it holds, what made it, whether it re-runs.
 
     ``profile`` / ``made_at_commit`` come from the identity a run stamps on its trace
@@ -157,6 +161,8 @@ def trace_manifest(traces_dir: Path, verify_table: pd.DataFrame | None = None) -
     ``unrecorded`` and give the commit that added them to git instead. With a
     ``boexplore verify`` table, ``reproduced`` says, per checked trace file, whether every
     seed re-ran to the same float32 values (else the first divergent BO iteration).
+    ``previous`` (the manifest this one replaces) keeps the outcome of earlier checks for
+    every trace file whose sha256 is unchanged and that this verify table does not cover.
     """
     from boexplore.io import sha256_file
 
@@ -169,12 +175,18 @@ def trace_manifest(traces_dir: Path, verify_table: pd.DataFrame | None = None) -
             checked[(prob, meth, chunk)] = (
                 "identical" if div.empty else f"diverges at iteration {int(div.min())}"
             )
+    earlier: dict[tuple[str, str, str, str], str] = {}
+    if previous is not None and len(previous):
+        for row in previous.itertuples(index=False):
+            if row.reproduced != "not checked":
+                earlier[(row.problem, row.method, row.chunk, row.sha256)] = row.reproduced
     rows = []
     for path in sorted(traces_dir.glob("*/*/*.parquet")):
         trace = pd.read_parquet(path)
         ident = trace.attrs.get("boexplore") or {}
         key = (path.parent.parent.name, path.parent.name, path.stem)
         rel = path.as_posix()
+        sha = sha256_file(path)
         rows.append(
             {
                 "problem": key[0],
@@ -182,12 +194,12 @@ def trace_manifest(traces_dir: Path, verify_table: pd.DataFrame | None = None) -
                 "chunk": key[2],
                 "rows": len(trace),
                 "seeds": " ".join(str(s) for s in sorted(trace["seed"].unique())),
-                "sha256": sha256_file(path),
+                "sha256": sha,
                 "profile": (ident.get("numerics") or {}).get("profile", "unrecorded"),
                 "made_at_commit": ident.get("git_commit") or "unrecorded",
                 "engine_version": (ident.get("engine") or {}).get("engine_version", "unrecorded"),
                 "added_in_commit": added.get(rel, ""),
-                "reproduced": checked.get(key, "not checked"),
+                "reproduced": checked.get(key) or earlier.get((*key, sha), "not checked"),
             }
         )
     return pd.DataFrame(rows)
@@ -201,12 +213,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     exp.add_argument("out_dir", type=Path)
     man = sub.add_parser("manifest", help="per-trace identity table of a release")
     man.add_argument("traces_dir", type=Path)
-    man.add_argument("out", type=Path, help="manifest CSV, e.g. data/replicate/manifest.csv")
+    man.add_argument(
+        "out",
+        type=Path,
+        help="manifest CSV, e.g. data/replicate/manifest.csv (earlier check outcomes of unchanged "
+        "traces are kept)",
+    )
     man.add_argument("--verify", type=Path, help="a `boexplore verify --out` table to merge")
     args = parser.parse_args(argv)
     if args.command == "manifest":
         table = pd.read_csv(args.verify) if args.verify else None
-        manifest = trace_manifest(args.traces_dir, table)
+        previous = pd.read_csv(args.out, dtype=str) if args.out.exists() else None
+        manifest = trace_manifest(args.traces_dir, table, previous)
         atomic_write(manifest, args.out)
         counts = manifest["reproduced"].str.split(" ").str[0].value_counts().to_dict()
         print(f"{len(manifest)} traces -> {args.out}; reproduced: {counts}")
