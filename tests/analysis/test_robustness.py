@@ -179,13 +179,36 @@ def test_sensitivity_names_the_beta_that_breaks_c5(designed):
     assert c5["2"] == REPRODUCED
     assert c5["16"] == NOT_REPRODUCED and c5["0.5"] == NOT_REPRODUCED
     row = _key(rel.claims)["P1-C5"]
-    assert "reproduced for ucb_beta = 2" in row.settings_range and row.default_setting == "2"
+    assert "reproduced for UCB β = 2" in row.settings_range and row.default_setting == "UCB β = 2"
+    assert _key(rel.claims)["P1-C4/ts"].default_setting == "TS maximiser: candidates"
     c7 = s[s["claim_id"] == "P1-C7"].set_index("setting")["decision"]
     # the synthetic variants run on both sides: C7 holds for each factor on each side
     assert set(c7.index) == {
         f"{f} @ {d}" for f in ("trust_region", "raasp") for d in ("low-d", "high-d")
     }
     assert (c7 == REPRODUCED).all()
+
+
+def test_a_variant_row_is_decided_under_its_own_setting():
+    from boexplore.analysis.sensitivity import variant_default_setting
+
+    claims = pd.DataFrame(
+        {
+            "claim_id": ["P1-C4", "P1-C4", "P1-C5"],
+            "variant": ["ts", "ts_polish", ""],
+            "default_setting": ["TS maximiser: candidates"] * 2 + ["UCB β = 2"],
+        }
+    )
+    sens = pd.DataFrame(
+        {
+            "claim_id": ["P1-C4", "P1-C4", "P1-C5"],
+            "dimension": ["ts_maximiser", "ts_maximiser", "ucb_beta"],
+            "setting": ["candidates", "polished", "2"],
+            "value": ["ts", "ts_polish", "ucb"],
+        }
+    )
+    got = variant_default_setting(claims, sens, {"ts": ["ts"], "ts_polish": ["ts_polish"]})
+    assert got.tolist() == ["TS maximiser: candidates", "TS maximiser: polished", "UCB β = 2"]
 
 
 def test_range_text_for_a_contiguous_beta_interval():
@@ -198,7 +221,8 @@ def test_range_text_for_a_contiguous_beta_interval():
     )
     text = range_text(rows)
     assert text.startswith("reproduced for β ∈ [0.5, 2]")
-    assert "not reproduced for 0.1" in text and "undecided for 16" in text
+    assert "not reproduced for UCB β = 0.1" in text and "undecided for UCB β = 16" in text
+    assert text.endswith("(4 tested)")
 
 
 # --- controls -----------------------------------------------------------------------------
@@ -256,31 +280,23 @@ def test_boundary_share_counts_bo_points_only(tmp_path):
 # --- config -------------------------------------------------------------------------------
 
 
-def test_sensitivity_cells_are_off_in_replicate_and_on_in_the_overlay():
+def test_sensitivity_cells_run_on_every_problem_of_the_replicate_config():
     base = yaml.safe_load(open("config/replicate.yaml"))
-    overlay = yaml.safe_load(open("config/overlays/replicate-sensitivity.yaml"))
-    merged = {**base, **overlay}
-    new = ["ucb_b0_1", "ucb_b4", "ucb_b64", "ts_raasp"]
-    # ts_raasp runs (committed) only where P1-U3 is decided: the decide half's high-d problems
-    u3 = {p for p in base["analysis"]["uses"]["decide"] if p.startswith("hi_")}
+    new = ["ucb_b0_1", "ucb_b4", "ucb_b64", "ts_raasp", "ts_sobol"]
     for p in base["problems"]:
-        off = [m for m in new if not (m == "ts_raasp" and p in u3)]
-        assert all(is_excluded(base, p, m) for m in off), p  # restore-only replicate run
-        assert (p in u3) != is_excluded(base, p, "ts_raasp"), p
-        assert not any(is_excluded(merged, p, m) for m in new), p
-    for p in ("hi_rover60", "hi_ackley60_core"):
-        assert not is_excluded(merged, p, "logei_raasp") and not is_excluded(merged, p, "logei_tr")
-    for p in ("lo_levy4_core", "hi_ackley60_core"):  # taxonomy set on the core problems (C8)
-        assert not is_excluded(merged, p, "ucb_high") and not is_excluded(merged, p, "pi")
-    # every rule of the base run that is not a sensitivity switch survives in the overlay
-    kept = {(e["problem"], e["method"]) for e in overlay["exclude"]}
-    assert ("hi_*", "mes") in kept
+        assert not any(is_excluded(base, p, m) for m in new), p
+        for m in ("ucb_high", "ucb_low", "pi", "greedy", "logei_tr", "logei_raasp"):
+            assert not is_excluded(base, p, m), (p, m)  # taxonomy set + C7 on both sides (C8)
+        assert is_excluded(base, p, "mes") == p.startswith("hi_")
+        assert is_excluded(base, p, "logei_q4") == p.startswith("hi_")
+    assert base["methods"]["ts_sobol"] == "ts(perturb=false)"
     assert set(base["analysis"]["sensitivity"]["ucb_beta"]) >= {
         "ucb_low",
         "ucb",
         "ucb_high",
         *new[:3],
     }
+    assert set(base["analysis"]["sensitivity"]["ts_maximiser"]) == {"ts", "ts_polish", "ts_sobol"}
 
 
 @settings(max_examples=40, deadline=None)

@@ -14,7 +14,7 @@ from boexplore.bo.acquisition.proposal import (
     optimizer_options,
     warm_ic_generator,
 )
-from boexplore.bo.loop import _RunState, run_bo
+from boexplore.bo.loop import RunState, run_bo
 from boexplore.bo.methods import parse_method
 from boexplore.bo.model import fit_gp
 from boexplore.bo.settings import BOSettings
@@ -102,12 +102,12 @@ def test_propose_warm_start_carries_full_tree(state, fast):
 
 
 def test_checkpoint_state_round_trips_kg_tree():
-    state = _RunState(2)
+    state = RunState(2)
     state.append(np.zeros((3, 2)), np.zeros(3), 0, 0.0, 0.0, "")
     arrays, scalars = state.to_arrays()
     assert "kg_tree" not in arrays and "kg_tree" not in scalars  # old checkpoints unchanged
     state.kg_tree = np.arange(10.0).reshape(5, 2)
-    back = _RunState.from_arrays(*state.to_arrays())
+    back = RunState.from_arrays(*state.to_arrays())
     assert np.array_equal(back.kg_tree, state.kg_tree)
 
 

@@ -138,6 +138,28 @@ def test_acquisition_timeout_falls_back_and_is_logged(fast):
     assert np.all((X >= 0) & (X <= 1))
 
 
+def test_timeout_is_not_swallowed_by_library_error_handlers():
+    """The guard's signal can land inside ``except RuntimeError`` / ``except Exception`` blocks
+    of BoTorch or GPyTorch; it must still arrive as ``AcquisitionTimeout``."""
+    import time
+
+    import boexplore.bo.acquisition.proposal as prop
+
+    def busy_library_call() -> None:
+        try:
+            end = time.process_time() + 5.0
+            while time.process_time() < end:
+                pass
+        except (RuntimeError, Exception) as exc:  # what a library might do
+            raise RuntimeError("re-raised by the library") from exc
+
+    start = time.process_time()
+    with pytest.raises(prop.AcquisitionTimeout):
+        with prop.hard_time_limit(0.05):
+            busy_library_call()
+    assert time.process_time() - start < 2.0
+
+
 def test_acquisition_error_falls_back(monkeypatch, fast):
     import boexplore.bo.acquisition.proposal as prop
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 from hypothesis import given
@@ -38,8 +40,9 @@ def _config(tmp_path, release: bool) -> str:
     return str(path)
 
 
-def test_workflow_restores_released_traces_and_falls_back_to_bo(tmp_path):
-    # a released trace for `random` only; `sobol` is missing from the release
+def _release_random_b2(tmp_path):
+    """Seeds 0 and 1 of `random` on Branin (budget 8) in one chunk file, exported to
+    ``released/``: (the float64 trace, the release files)."""
     runs = tmp_path / "made" / "b2" / "random"
     runs.mkdir(parents=True)
     problem = get_problem("branin", 2)
@@ -47,7 +50,12 @@ def test_workflow_restores_released_traces_and_falls_back_to_bo(tmp_path):
         [run_bo(problem, "random", seed=s, budget=8, n_init=4, problem_label="b2") for s in (0, 1)]
     )
     trace.to_parquet(runs / "seeds0-1.parquet", index=False)
-    files = export_traces(tmp_path / "made", tmp_path / "released")
+    return trace, export_traces(tmp_path / "made", tmp_path / "released")
+
+
+def test_workflow_restores_released_traces_and_falls_back_to_bo(tmp_path):
+    # a released trace for `random` only; `sobol` is missing from the release
+    trace, files = _release_random_b2(tmp_path)
     assert len(files) == 1 and pd.read_parquet(files[0])["x_0"].dtype == np.float32
     stamp = files[0].stat().st_mtime_ns
     assert export_traces(tmp_path / "made", tmp_path / "released") == files  # incremental
@@ -83,3 +91,42 @@ def test_restore_rejects_empty_trace(tmp_path):
     pd.DataFrame({"y": pd.Series([], dtype=np.float32)}).to_parquet(empty)
     with pytest.raises(ValueError, match="no rows"):
         restore_trace(empty, tmp_path / "out.parquet")
+
+
+def test_workflow_extends_a_released_trace_shorter_than_the_budget(tmp_path):
+    """Budget 8 released (2 seeds per file), 12 configured in a longer tier with one seed per
+    job: each bo_run finds its seed's released trace and continues it."""
+    _release_random_b2(tmp_path)
+    problem = get_problem("branin", 2)
+    config = tmp_path / "long.yaml"
+    config.write_text(
+        Path(_config(tmp_path, False)).read_text().replace("budget: 8", "budget: 12")
+        .replace("methods: {random: random, sobol: sobol}", "methods: {random: random}")
+        .replace("seeds_per_job: 2", "seeds_per_job: 1")
+        + "release: {traces: released_long, extend_from: released}\n"
+    )  # fmt: skip
+    target = "results/rel/runs/b2/random/seed1.parquet"
+    proc = run_snakemake([target, "--cores", "1", "--configfile", str(config)],
+                         cwd=tmp_path, timeout=300)  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    assert "rule bo_run" in out and "released/b2/random/seeds0-1.parquet" in out
+    long = pd.read_parquet(tmp_path / target)
+    assert long["seed"].tolist() == [1] * 12
+    released = pd.read_parquet(tmp_path / "released/b2/random/seeds0-1.parquet")
+    np.testing.assert_array_equal(
+        long.iloc[:8][["x_0", "x_1", "y"]].to_numpy(),
+        released[released["seed"] == 1][["x_0", "x_1", "y"]].to_numpy(np.float64),
+    )
+    assert long.attrs["boexplore"]["extended_from"]["rows"] == 16
+    # a continuation is the longer run: same as 12 fresh evaluations up to float32 rounding
+    fresh = run_bo(problem, "random", seed=1, budget=12, n_init=4, problem_label="b2")
+    np.testing.assert_allclose(long["y"], fresh["y"], rtol=1e-5)
+
+    # control: with extension off, the job re-runs from the start (no released_prefix input)
+    config.write_text(config.read_text().replace("extend_from: released}",
+                                                 "extend_from: released, extend: false}"))  # fmt: skip
+    proc = run_snakemake(["-n", "--forceall", target, "--cores", "1", "--configfile",
+                          str(config)], cwd=tmp_path, timeout=180)  # fmt: skip
+    assert "rule bo_run" in proc.stdout + proc.stderr
+    assert "released/b2/random" not in proc.stdout + proc.stderr

@@ -187,3 +187,17 @@ def test_per_method_settings_change_that_methods_cost_only(paper) -> None:
     base_ei, same_ei = (cost.bo_job_cost(c, "hartmann6", "logei", 1).cpu_s for c in (paper, cheap))
     assert cut_kg < 0.75 * base_kg
     assert same_ei == base_ei
+
+
+def test_an_extension_costs_the_iterations_after_its_released_prefix():
+    from boexplore.bo.methods import parse_method
+    from boexplore.pipeline.cost import bo_seed_seconds, config_calibration
+
+    cal = config_calibration({})
+    spec, bo = parse_method("logei+q2"), {}
+    full = bo_seed_seconds(spec, "hartmann", 6, 40, 10, bo, cal)
+    head = bo_seed_seconds(spec, "hartmann", 6, 20, 10, bo, cal)
+    tail = bo_seed_seconds(spec, "hartmann", 6, 40, 10, bo, cal, start=20)
+    assert 0 < tail < full
+    assert abs(head + tail - full) < 1e-9 * full
+    assert bo_seed_seconds(spec, "hartmann", 6, 40, 10, bo, cal, start=40) == 0.0

@@ -111,3 +111,9 @@ def test_manifest_reads_the_stamped_identity_and_the_verify_table(tmp_path):
     assert man.loc["seed1", "profile"] == "unrecorded"
     assert man.loc["seed1", "reproduced"] == "diverges at iteration 3"
     assert man.loc["seed0", "reproduced"] == "not checked"
+    # a later manifest keeps the earlier outcome only while the file is unchanged
+    again = trace_manifest(traces, None, man.reset_index()).set_index("chunk")
+    assert again.loc["seed1", "reproduced"] == "diverges at iteration 3"
+    _trace(seed=1).assign(y=lambda t: t["y"] + 1.0).to_parquet(traces / "p/m/seed1.parquet")
+    changed = trace_manifest(traces, None, man.reset_index()).set_index("chunk")
+    assert changed.loc["seed1", "reproduced"] == "not checked"

@@ -164,3 +164,38 @@ def final_outputs():
         f"{FIGURES}/run_timings.png",
     ]
     return outs + ANALYSIS_OUTPUTS + PARAMETRIC_OUTPUTS + RELEASE_OUTPUTS
+
+
+# Data release (config key `release`): which committed trace a job restores or extends.
+RELEASE = config.get("release") or {}
+RELEASE_TRACES = RELEASE.get("traces")
+RELEASE_TABLES = RELEASE.get("tables")
+# Released traces shorter than the budget are continued by bo_run: from `release.extend_from`
+# (another study's release, e.g. a longer-budget tier) or from `release.traces` itself.
+RELEASE_EXTEND = bool(RELEASE.get("extend", True))
+RELEASE_PREFIXES = RELEASE.get("extend_from") or RELEASE_TRACES
+from boexplore.pipeline.release import prefix_files as _prefix_files
+from boexplore.pipeline.release import released_evaluations as _released_evaluations
+
+
+def _release_file(wildcards):
+    return f"{RELEASE_TRACES}/{wildcards.problem}/{wildcards.method}/{wildcards.chunk}.parquet"
+
+
+def restore_source(wildcards):
+    """The released trace to restore; one shorter than the budget is not restored (bo_run
+    extends or re-runs it)."""
+    path = _release_file(wildcards)
+    n = _released_evaluations(path)
+    return f"{path}.shorter-than-budget" if n is not None and n < run_budget(wildcards)[0] else path
+
+
+def extend_source(wildcards):
+    """Released traces this bo_run job continues (shorter than the budget), else []."""
+    if not (RELEASE_EXTEND and RELEASE_PREFIXES):
+        return []
+    seeds = CHUNK_SEEDS[wildcards.chunk]
+    files = _prefix_files(
+        RELEASE_PREFIXES, wildcards.problem, wildcards.method, seeds, run_budget(wildcards)[0]
+    )
+    return [str(f) for f in files]

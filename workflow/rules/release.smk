@@ -1,10 +1,8 @@
 # Data release of a finished study (config key `release`, e.g. config/replicate.yaml):
 # committed float32 traces stand in for BO runs (restore_run), and the study's tables are
 # copied next to them (release_tables), so a fresh clone re-derives every table and figure
-# in minutes. A trace missing from the release falls back to bo_run.
-RELEASE = config.get("release") or {}
-RELEASE_TRACES = RELEASE.get("traces")
-RELEASE_TABLES = RELEASE.get("tables")
+# in minutes. A trace missing from the release falls back to bo_run; a trace shorter than the
+# configured budget is continued by bo_run from its last evaluation (`release.extend`, default on).
 RELEASE_OUTPUTS = []
 RELEASE_TABLE_NAMES = [
     "claims_paper1.csv",
@@ -25,7 +23,7 @@ if RELEASE_TRACES:
 
     rule restore_run:
         input:
-            f"{RELEASE_TRACES}/{{problem}}/{{method}}/{{chunk}}.parquet",
+            restore_source,
         output:
             f"{RESULTS}/runs/{{problem}}/{{method}}/{{chunk}}.parquet",
         log:

@@ -1,9 +1,11 @@
 # Stage 2: one BO job per (problem, method, seed chunk); per-seed checkpoints make retries resume.
+# A released trace shorter than the budget is the job's `released_prefix` input: the job continues it.
 
 
 rule bo_run:
     input:
         problem=f"{RESULTS}/problems/{{problem}}.json",
+        released_prefix=lambda wc: extend_source(wc),
     output:
         f"{RESULTS}/runs/{{problem}}/{{method}}/{{chunk}}.parquet",
     params:

@@ -15,4 +15,5 @@ run_from_spec(
     settings=snakemake.params.settings,
     out=snakemake.output[0],
     checkpoint_dir=snakemake.params.checkpoint_dir,
+    extend_from=list(getattr(snakemake.input, "released_prefix", [])),
 )

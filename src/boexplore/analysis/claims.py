@@ -66,6 +66,7 @@ from boexplore.analysis.decide import (
     summarize_part,
     wide_table,
 )
+from boexplore.analysis.effort import effort_rows
 from boexplore.analysis.markdown import markdown_table
 from boexplore.analysis.performance import curvature_bootstrap
 from boexplore.analysis.pipeline import AnalysisResult
@@ -736,6 +737,7 @@ def claims_report(
         # P1-U1..U3 (issue 24): decided once on the full data, not re-decided per budget
         # prefix / resample / left-out problem (their own split is tune vs decide problems).
         rows += uses_rows(r.metrics, r.config, b.parts, b.units)
+        rows += effort_rows(r.final, r.config)  # P1-X1, when the config sets a check
     for row in rows:
         row.setdefault("decision_strict", row["decision"])
     claims = pd.DataFrame(rows, columns=[*PAPER1_COLUMNS, "decision_strict"])

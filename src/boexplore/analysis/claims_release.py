@@ -20,7 +20,11 @@ from boexplore.analysis.claims import ClaimsReport, claims_markdown, claims_repo
 from boexplore.analysis.markdown import markdown_table
 from boexplore.analysis.pipeline import AnalysisResult
 from boexplore.analysis.robustness import KEY, robustness
-from boexplore.analysis.sensitivity import sensitivity_table, settings_columns
+from boexplore.analysis.sensitivity import (
+    sensitivity_table,
+    settings_columns,
+    variant_default_setting,
+)
 from boexplore.io import atomic_write_text
 
 #: Columns added to the claims table (after its original ones), in this order.
@@ -66,6 +70,7 @@ def released_claims(r: AnalysisResult, boundary: pd.DataFrame | None = None) -> 
     sens = sensitivity_table(r, boundary)
     claims = report.claims.merge(rob.per_claim, on=KEY, how="left")
     claims = claims.merge(settings_columns(sens), on="claim_id", how="left")
+    claims["default_setting"] = variant_default_setting(claims, sens, r.config["groups"])
     base_cols = [c for c in report.claims.columns if c not in ROBUST_COLUMNS]
     claims = claims[[*base_cols, *ROBUST_COLUMNS]]
     report = ClaimsReport(claims=claims, parts=report.parts, units=report.units)

@@ -50,6 +50,14 @@ COLUMNS = [
     "boundary_share",
     "coord_boundary_share",
 ]
+#: How a setting dimension is named in a verdict ("β = 2", "TS maximiser: polished").
+LABEL = {
+    "ucb_beta (high, low)": "UCB β (high, low)",
+    "ucb_beta": "UCB β",
+    "ts_maximiser": "TS maximiser",
+    "factor @ d-range": "factor @ d",
+    "min base methods per problem": "method set",
+}
 WORD = {
     REPRODUCED: "reproduced",
     NOT_REPRODUCED: "not reproduced",
@@ -224,6 +232,17 @@ def _contiguous(order: Sequence[str], chosen: set[str]) -> bool:
     return bool(idx) and idx == list(range(idx[0], idx[-1] + 1))
 
 
+def setting_phrase(dimension: str, settings: Sequence[str]) -> str:
+    """``UCB β = 0.5, 2`` / ``TS maximiser: polished`` / ``raasp @ high-d``."""
+    label = LABEL.get(dimension, dimension)
+    joined = ", ".join(settings)
+    if dimension.startswith("ucb_beta"):
+        return f"{label} = {joined}"
+    if dimension == "ts_maximiser":
+        return f"{label}: {joined}"
+    return joined
+
+
 def range_text(rows: pd.DataFrame) -> str:
     """One phrase: under which settings the claim is reproduced, and how it fails elsewhere."""
     if rows.empty:
@@ -238,11 +257,11 @@ def range_text(rows: pd.DataFrame) -> str:
         ordered = [s for s in settings if s in rep]
         head = f"reproduced for β ∈ [{ordered[0]}, {ordered[-1]}]"
     elif rep:
-        head = f"reproduced for {dim} = " + ", ".join(s for s in settings if s in rep)
+        head = "reproduced for " + setting_phrase(dim, [s for s in settings if s in rep])
     else:
-        head = f"reproduced for no tested {dim}"
-    rest = [f"{w} for " + ", ".join(ss) for w, ss in by.items() if w != "reproduced" and ss]
-    return "; ".join([head, *rest]) + f" (tested: {', '.join(settings)})"
+        head = f"reproduced for no tested {LABEL.get(dim, dim)}"
+    rest = [f"{w} for " + setting_phrase(dim, ss) for w, ss in by.items() if w != "reproduced"]
+    return "; ".join([head, *rest]) + f" ({len(settings)} tested)"
 
 
 def settings_columns(sens: pd.DataFrame) -> pd.DataFrame:
@@ -250,10 +269,34 @@ def settings_columns(sens: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for cid, g in sens.groupby("claim_id", sort=False):
         text = "; ".join(range_text(gg) for _, gg in g.groupby("dimension", sort=False))
-        default = ", ".join(g.loc[g["is_default"].astype(bool), "setting"])
+        default = "; ".join(
+            setting_phrase(str(d), list(gg.loc[gg["is_default"].astype(bool), "setting"]))
+            for d, gg in g.groupby("dimension", sort=False)
+            if gg["is_default"].astype(bool).any()
+        )
         if cid == "P1-C4" and g["boundary_share"].notna().any():
             text += "; boundary share of BO points: " + ", ".join(
                 f"{s} {b:.2f}" for s, b in zip(g["setting"], g["boundary_share"], strict=True)
             )
         rows.append({"claim_id": cid, "settings_range": text, "default_setting": default})
     return pd.DataFrame(rows, columns=["claim_id", "settings_range", "default_setting"])
+
+
+def variant_default_setting(
+    claims: pd.DataFrame, sens: pd.DataFrame, groups: Mapping[str, Sequence[str]]
+) -> pd.Series:
+    """``default_setting`` per claims row; a variant row (P1-C4 ``ts_polish``) is decided under
+    its own setting (polished TS), not the claim's default."""
+    out = claims["default_setting"].copy()
+    for i, row in claims.iterrows():
+        variant = row.get("variant")
+        if not isinstance(variant, str) or not variant:
+            continue
+        labels = list(groups.get(variant, [variant]))
+        hit = sens[(sens["claim_id"] == row["claim_id"]) & sens["value"].isin(labels)]
+        if len(hit):
+            out[i] = "; ".join(
+                setting_phrase(str(d), list(g["setting"]))
+                for d, g in hit.groupby("dimension", sort=False)
+            )
+    return out

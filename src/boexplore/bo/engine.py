@@ -23,7 +23,7 @@ from typing import Any
 #: Bump when a change in ``bo/`` (or a numerics dependency pin) can change a trace.
 ENGINE_VERSION = 1
 #: sha256 of ``engine_source_files()`` (see ``engine_sources_sha256``) at ENGINE_VERSION.
-ENGINE_SOURCES_SHA256 = "21d5d89ad4e46b5a4e85a9561c4dd5702ae3d4e519c4ea922483397aec1f5349"
+ENGINE_SOURCES_SHA256 = "0e2f059821a0eaac6adea2902707df11f9d747f470006bea5fa5708d6513eed3"
 #: Files of ``bo/`` that cannot change a trace's numbers (not hashed).
 NON_NUMERIC_FILES: frozenset[str] = frozenset({"engine.py", "cli.py", "checkpoint.py"})
 #: Libraries whose version is part of the identity (their numerics are the engine's too).

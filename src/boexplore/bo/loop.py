@@ -92,7 +92,7 @@ def _lengthscales(model: Any) -> torch.Tensor | None:
     return None if ls is None else ls.detach().reshape(-1)
 
 
-class _RunState:
+class RunState:
     """Observed data and bookkeeping of one run (what a checkpoint stores)."""
 
     def __init__(self, dim: int) -> None:
@@ -153,7 +153,7 @@ class _RunState:
         return arrays, scalars
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray], scalars: dict[str, Any]) -> _RunState:
+    def from_arrays(cls, arrays: dict[str, np.ndarray], scalars: dict[str, Any]) -> RunState:
         """Inverse of ``to_arrays``; ValueError when the arrays do not fit together."""
         X, y = np.asarray(arrays["X"], dtype=float), np.asarray(arrays["y"], dtype=float)
         out = cls(X.shape[1] if X.ndim == 2 else 0)
@@ -178,7 +178,7 @@ class _RunState:
 
 
 def _trace(
-    state: _RunState,
+    state: RunState,
     problem: Any,
     spec_str: str,
     method_label: str,
@@ -239,7 +239,7 @@ def refit_due(iteration: int, refit_every: int) -> bool:
 
 def _step(
     spec: MethodSpec,
-    state: _RunState,
+    state: RunState,
     settings: BOSettings,
     seed: int,
     it: int,
@@ -311,7 +311,7 @@ def _reject(
         keys = identity_diff(meta.get("identity") or {}, identity) or ["identity"]
         return "identity", f"it belongs to a different run (differs in: {', '.join(keys)})"
     try:
-        state = _RunState.from_arrays(ckpt.arrays, meta["state"])
+        state = RunState.from_arrays(ckpt.arrays, meta["state"])
     except (KeyError, TypeError, ValueError) as exc:
         return "invalid", f"its state is incomplete ({type(exc).__name__}: {exc})"
     n = len(state.y)
@@ -337,6 +337,7 @@ def run_bo(
     problem_label: str | None = None,
     callback: Callback | None = None,
     problem_sha256: str | None = None,
+    extend_from: pd.DataFrame | None = None,
     **settings: Any,
 ) -> pd.DataFrame:
     """Run BO of ``method_spec`` on ``problem`` for ``budget`` evaluations (incl. ``n_init`` initial).
@@ -346,7 +347,9 @@ def run_bo(
     resume from / save to after each iteration. ``callback(iteration, trace)``
     runs after each checkpoint (e.g. to stop a run). ``problem_sha256``: the
     instance's identity in the checkpoint (default: sha256 of ``problem.to_spec()``;
-    the workflow passes the problem file's digest). ``settings``: fields of
+    the workflow passes the problem file's digest). ``extend_from``: a trace holding this
+    run's first evaluations (rows of other seeds are ignored); the run continues from it
+    (``bo/extend.py``) unless its checkpoint is further on. ``settings``: fields of
     ``BOSettings``. Returns the trace (one row per evaluation).
     """
     spec = parse_method(method_spec)
@@ -376,16 +379,22 @@ def run_bo(
     identity = run_identity(
         problem_sha256 or problem_digest(problem), d, spec.canonical(), seed, n_init, settings_id
     )
+    state = RunState(d)
+    if extend_from is not None:
+        from boexplore.bo.extend import state_from_trace
+
+        state, source = state_from_trace(extend_from, problem, spec, cfg, seed, n_init, budget)
+        identity["extended_from"] = source
+        LOG.info("extending from a trace of %d evaluations (%s)", len(state.y), source[:12])
     identity = json.loads(json.dumps(identity))  # as stored: tuples -> lists
     identity_hash = identity_sha256(identity)
 
-    state = _RunState(d)
     if checkpoint is not None:
         stored = load_resumable(
             Path(checkpoint), lambda ck: _reject(ck, identity, identity_hash, budget, spec.q)
         )
         if stored is not None:
-            state = _RunState.from_arrays(stored.arrays, stored.meta["state"])
+            state = RunState.from_arrays(stored.arrays, stored.meta["state"])
             LOG.info("resuming from %s after iteration %d", checkpoint, state.last_iteration)
 
     def save() -> None:

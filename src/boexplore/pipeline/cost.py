@@ -22,7 +22,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,16 +147,22 @@ def bo_seed_seconds(
     n_init: int,
     bo: Mapping[str, Any],
     cal: Mapping[str, Any],
+    start: int = 0,
 ) -> float:
-    """CPU seconds of one BO run (one seed) without the process start-up."""
+    """CPU seconds of one BO run (one seed) without the process start-up.
+
+    ``start``: evaluations the run already holds (a released trace it extends); only the
+    iterations after them are counted.
+    """
     ev = problem_eval_seconds(problem_name, cal)
-    total = n_init * ev
+    total = n_init * ev if start < n_init else 0.0
     n = n_init
     while n < budget:
         q = min(method.q, budget - n)
-        fit, acq = bo_iteration_seconds(method, n, d, bo, cal)
-        total += fit + acq * batch_factor(q) / batch_factor(method.q) + q * ev
-        total += cal["bo"]["iteration_overhead_s"]
+        if n >= start:
+            fit, acq = bo_iteration_seconds(method, n, d, bo, cal)
+            total += fit + acq * batch_factor(q) / batch_factor(method.q) + q * ev
+            total += cal["bo"]["iteration_overhead_s"]
         n += q
     return total
 
@@ -202,8 +208,12 @@ def bo_job_cost(
     method: str,
     n_seeds: int,
     cal: Mapping[str, Any] | None = None,
+    start: int = 0,
 ) -> JobCost:
-    """Cost of one ``bo_run`` job running ``n_seeds`` seeds of (problem, method)."""
+    """Cost of one ``bo_run`` job running ``n_seeds`` seeds of (problem, method).
+
+    ``start``: evaluations per seed the job continues from (a released trace it extends).
+    """
     from boexplore.workflow_config import method_bo_settings, problem_design
 
     cal = cal or config_calibration(config)
@@ -218,6 +228,7 @@ def bo_job_cost(
         n_init,
         json.dumps(method_bo_settings(config, method), sort_keys=True),
         json.dumps(cal, sort_keys=True),
+        int(start),
     )
     cpu = cal["bo"]["startup_s"] + n_seeds * per_seed
     return JobCost("bo_run", f"{problem}/{method}", cpu, mem)
@@ -225,12 +236,19 @@ def bo_job_cost(
 
 @functools.lru_cache(maxsize=4096)
 def _bo_seed_cached(
-    spec_str: str, name: str, d: int, budget: int, n_init: int, bo_json: str, cal_json: str
+    spec_str: str,
+    name: str,
+    d: int,
+    budget: int,
+    n_init: int,
+    bo_json: str,
+    cal_json: str,
+    start: int = 0,
 ) -> tuple[float, float]:
     """(CPU seconds per seed, peak memory) memoised: the workflow asks for them per job."""
     spec, bo, cal = parse_method(spec_str), json.loads(bo_json), json.loads(cal_json)
     return (
-        bo_seed_seconds(spec, name, d, budget, n_init, bo, cal),
+        bo_seed_seconds(spec, name, d, budget, n_init, bo, cal, start),
         bo_peak_mem_mb(spec, budget, d, cal, bo),
     )
 
@@ -409,6 +427,24 @@ def parametric_job_cost(config: Mapping[str, Any], rule: str, key: str, cal=None
 
 
 # --- whole workflow --------------------------------------------------------------------------
+def released_start(
+    config: Mapping[str, Any], problem: str, method: str, seeds: Sequence[int]
+) -> int:
+    """Evaluations per seed a ``bo_run`` job continues from (the fewest over its seeds): released
+    traces shorter than the budget when ``release.extend`` is on (``workflow/rules/release.smk``)."""
+    from boexplore.pipeline.release import released_seeds
+    from boexplore.workflow_config import problem_design
+
+    release = config.get("release") or {}
+    root = release.get("extend_from") or release.get("traces")
+    if not root or not release.get("extend", True):
+        return 0
+    budget = problem_design(config, problem)[1]
+    found = released_seeds(root, problem, method)
+    held = [found[s][1] if s in found and found[s][1] < budget else 0 for s in seeds]
+    return min(held) if held else 0
+
+
 def workflow_job_costs(config: Mapping[str, Any], cal=None) -> list[JobCost]:
     """Every compute job of a validated config (local aggregation / figure rules excluded)."""
     from boexplore.workflow_config import run_table
@@ -417,8 +453,9 @@ def workflow_job_costs(config: Mapping[str, Any], cal=None) -> list[JobCost]:
     jobs: list[JobCost] = []
     for row in run_table(config):
         n = len(row["seeds"])
+        start = released_start(config, row["problem"], row["method"], row["seeds"])
         for job in (
-            bo_job_cost(config, row["problem"], row["method"], n, cal),
+            bo_job_cost(config, row["problem"], row["method"], n, cal, start),
             score_job_cost(config, row["problem"], row["method"], n, cal),
         ):
             jobs.append(JobCost(job.rule, f"{job.key}/{row['chunk']}", job.cpu_s, job.mem_mb))

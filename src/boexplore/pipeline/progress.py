@@ -170,25 +170,39 @@ def predicted_costs(config: Mapping[str, Any]) -> dict[str, float]:
     from boexplore.pipeline.cost import workflow_job_costs
 
     costs = {job_id(j.rule, j.key): j.cpu_s for j in workflow_job_costs(config)}
-    return relabel_restored(costs, (config.get("release") or {}).get("traces"))
+    return relabel_restored(costs, (config.get("release") or {}).get("traces"), config)
 
 
 #: CPU seconds of one ``restore_run`` job (read a compact trace, write it back as float64).
 RESTORE_CPU_S = 1.5
 
 
-def relabel_restored(costs: Mapping[str, float], release_traces: str | None) -> dict[str, float]:
-    """BO jobs whose trace the data release holds run as ``restore_run`` (ruleorder in
-    ``workflow/rules/release.smk``): relabel them with the cost of a restore."""
+def relabel_restored(
+    costs: Mapping[str, float],
+    release_traces: str | None,
+    config: Mapping[str, Any] | None = None,
+) -> dict[str, float]:
+    """BO jobs whose full trace the data release holds run as ``restore_run`` (ruleorder in
+    ``workflow/rules/release.smk``): relabel them with the cost of a restore. With ``config``,
+    a released trace shorter than its budget stays a ``bo_run`` (it is extended)."""
+    from boexplore.pipeline.release import released_evaluations
+    from boexplore.workflow_config import problem_design
+
     out = dict(costs)
     if not release_traces:
         return out
     root = Path(release_traces)
     for jid in [k for k in costs if k.startswith("bo_run:")]:
         key = jid.split(":", 1)[1]
-        if (root / f"{key}.parquet").exists():
-            del out[jid]
-            out[job_id("restore_run", key)] = RESTORE_CPU_S
+        path = root / f"{key}.parquet"
+        if not path.exists():
+            continue
+        if config is not None:
+            n = released_evaluations(path)
+            if n is not None and n < problem_design(config, key.split("/")[0])[1]:
+                continue  # extended by bo_run
+        del out[jid]
+        out[job_id("restore_run", key)] = RESTORE_CPU_S
     return out
 
 

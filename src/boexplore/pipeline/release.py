@@ -5,7 +5,8 @@ as float32, zstd-compressed Parquet under ``data/<run>/traces/`` (same relative 
 keeps a 800-run study at a few MB. With ``release.traces`` set in the config, the workflow's
 ``restore_run`` rule turns each committed trace back into a float64 run file instead of running
 BO, so every table and figure is re-derived from the committed data in minutes. A trace that
-is missing from the release falls back to the ``bo_run`` rule.
+is missing from the release falls back to the ``bo_run`` rule; a released trace shorter than
+the configured budget is extended by ``bo_run`` (``bo/extend.py``), not re-run.
 
 ``python -m boexplore.pipeline.release export results/replicate/runs data/replicate/traces``
 """
@@ -13,11 +14,14 @@ is missing from the release falls back to the ``bo_run`` rule.
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from boexplore.io import atomic_write
 
@@ -74,6 +78,52 @@ def restore_trace(src: Path, dst: Path) -> Path:
     return atomic_write(expand(trace), Path(dst))
 
 
+@functools.cache
+def released_evaluations(path: str | Path) -> int | None:
+    """Evaluations per seed of a released trace file (its shortest seed); None if absent.
+
+    Reads only the ``seed`` column, so the workflow can ask it for every job of a study
+    while it builds the job graph.
+    """
+    path = Path(path)
+    if not path.is_file():
+        return None
+    seeds = pq.read_table(path, columns=["seed"]).column("seed").to_numpy()
+    if seeds.size == 0:
+        return 0
+    return int(np.unique(seeds, return_counts=True)[1].min())
+
+
+@functools.cache
+def released_seeds(root: str | Path, problem: str, method: str) -> dict[int, tuple[Path, int]]:
+    """{seed: (file, evaluations)} of every released trace of (problem, method) under ``root``.
+
+    Chunk files may group seeds differently from the study that extends them, so a job
+    finds its seeds' traces by seed, not by file name.
+    """
+    out: dict[int, tuple[Path, int]] = {}
+    for path in sorted((Path(root) / problem / method).glob("*.parquet")):
+        seeds = pq.read_table(path, columns=["seed"]).column("seed").to_numpy()
+        values, counts = np.unique(seeds, return_counts=True)
+        for seed, count in zip(values.tolist(), counts.tolist(), strict=True):
+            out[int(seed)] = (path, int(count))
+    return out
+
+
+def prefix_files(
+    root: str | Path, problem: str, method: str, seeds: Sequence[int], budget: int
+) -> list[Path]:
+    """Released trace files to extend for these seeds: those holding fewer than ``budget``
+    evaluations of one of them (a seed with no released trace starts afresh)."""
+    found = released_seeds(root, problem, method)
+    return sorted({found[s][0] for s in seeds if s in found and found[s][1] < budget})
+
+
+def file_sha256(path: str | Path) -> str:
+    """sha256 of a file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 def release_size_mb(out_dir: Path) -> float:
     """Total size in MB of the files under ``out_dir``."""
     return sum(p.stat().st_size for p in Path(out_dir).rglob("*") if p.is_file()) / 1e6
@@ -99,7 +149,11 @@ def _added_in(paths_root: Path) -> dict[str, str]:
     return added
 
 
-def trace_manifest(traces_dir: Path, verify_table: pd.DataFrame | None = None) -> pd.DataFrame:
+def trace_manifest(
+    traces_dir: Path,
+    verify_table: pd.DataFrame | None = None,
+    previous: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """One row per released trace file: what it holds, what made it, whether it re-runs.
 
     ``profile`` / ``made_at_commit`` come from the identity a run stamps on its trace
@@ -107,6 +161,8 @@ def trace_manifest(traces_dir: Path, verify_table: pd.DataFrame | None = None) -
     ``unrecorded`` and give the commit that added them to git instead. With a
     ``boexplore verify`` table, ``reproduced`` says, per checked trace file, whether every
     seed re-ran to the same float32 values (else the first divergent BO iteration).
+    ``previous`` (the manifest this one replaces) keeps the outcome of earlier checks for
+    every trace file whose sha256 is unchanged and that this verify table does not cover.
     """
     from boexplore.io import sha256_file
 
@@ -119,12 +175,18 @@ def trace_manifest(traces_dir: Path, verify_table: pd.DataFrame | None = None) -
             checked[(prob, meth, chunk)] = (
                 "identical" if div.empty else f"diverges at iteration {int(div.min())}"
             )
+    earlier: dict[tuple[str, str, str, str], str] = {}
+    if previous is not None and len(previous):
+        for row in previous.itertuples(index=False):
+            if row.reproduced != "not checked":
+                earlier[(row.problem, row.method, row.chunk, row.sha256)] = row.reproduced
     rows = []
     for path in sorted(traces_dir.glob("*/*/*.parquet")):
         trace = pd.read_parquet(path)
         ident = trace.attrs.get("boexplore") or {}
         key = (path.parent.parent.name, path.parent.name, path.stem)
         rel = path.as_posix()
+        sha = sha256_file(path)
         rows.append(
             {
                 "problem": key[0],
@@ -132,12 +194,12 @@ def trace_manifest(traces_dir: Path, verify_table: pd.DataFrame | None = None) -
                 "chunk": key[2],
                 "rows": len(trace),
                 "seeds": " ".join(str(s) for s in sorted(trace["seed"].unique())),
-                "sha256": sha256_file(path),
+                "sha256": sha,
                 "profile": (ident.get("numerics") or {}).get("profile", "unrecorded"),
                 "made_at_commit": ident.get("git_commit") or "unrecorded",
                 "engine_version": (ident.get("engine") or {}).get("engine_version", "unrecorded"),
                 "added_in_commit": added.get(rel, ""),
-                "reproduced": checked.get(key, "not checked"),
+                "reproduced": checked.get(key) or earlier.get((*key, sha), "not checked"),
             }
         )
     return pd.DataFrame(rows)
@@ -151,12 +213,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     exp.add_argument("out_dir", type=Path)
     man = sub.add_parser("manifest", help="per-trace identity table of a release")
     man.add_argument("traces_dir", type=Path)
-    man.add_argument("out", type=Path, help="manifest CSV, e.g. data/replicate/manifest.csv")
+    man.add_argument(
+        "out",
+        type=Path,
+        help="manifest CSV, e.g. data/replicate/manifest.csv (earlier check outcomes of unchanged "
+        "traces are kept)",
+    )
     man.add_argument("--verify", type=Path, help="a `boexplore verify --out` table to merge")
     args = parser.parse_args(argv)
     if args.command == "manifest":
         table = pd.read_csv(args.verify) if args.verify else None
-        manifest = trace_manifest(args.traces_dir, table)
+        previous = pd.read_csv(args.out, dtype=str) if args.out.exists() else None
+        manifest = trace_manifest(args.traces_dir, table, previous)
         atomic_write(manifest, args.out)
         counts = manifest["reproduced"].str.split(" ").str[0].value_counts().to_dict()
         print(f"{len(manifest)} traces -> {args.out}; reproduced: {counts}")

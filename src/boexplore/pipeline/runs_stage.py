@@ -23,6 +23,7 @@ def run_from_spec(
     settings: Mapping[str, Any],
     out: str | Path,
     checkpoint_dir: str | Path | None = None,
+    extend_from: Sequence[str | Path] = (),
 ) -> None:
     """Run BO on the saved instance for each seed in turn; write all traces to one parquet.
 
@@ -30,7 +31,8 @@ def run_from_spec(
     iteration, so a killed job resumes at the seed and iteration it reached. The
     checkpoints carry the problem file's digest (JSON + data files), so a changed
     instance never resumes an old run; they are removed once the trace is written,
-    so a forced rerun starts afresh.
+    so a forced rerun starts afresh. ``extend_from``: (released) trace files holding some
+    of these seeds' first evaluations; those runs continue from them instead of starting anew.
     """
     import pandas as pd
     import torch
@@ -46,6 +48,14 @@ def run_from_spec(
     extra = dict(settings.pop("extra", {}) or {})
     problem = load_instance(problem_json)
     problem_sha256 = problem_file_digest(problem_json)
+    source = None
+    if extend_from:
+        from boexplore.pipeline.release import expand, file_sha256
+
+        source = pd.concat([expand(pd.read_parquet(f)) for f in extend_from], ignore_index=True)
+        log.info(
+            "extending the runs of %s (%d rows)", ", ".join(map(str, extend_from)), len(source)
+        )
     if checkpoint_dir is not None:
         Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
     log.info(
@@ -81,12 +91,19 @@ def run_from_spec(
                 method_label=method_label,
                 problem_label=problem_label,
                 problem_sha256=problem_sha256,
+                extend_from=source if source is not None and seed in set(source["seed"]) else None,
                 **settings,
                 **extra,
             )
         )
     trace = pd.concat(traces, ignore_index=True)
-    atomic_write(stamp_trace(trace), out)
+    stamp_trace(trace)
+    if source is not None:
+        trace.attrs["boexplore"]["extended_from"] = {
+            "files": {str(f): file_sha256(f) for f in extend_from},
+            "rows": len(source),
+        }
+    atomic_write(trace, out)
     for checkpoint in checkpoints:
         remove_checkpoint(checkpoint)
     log.info("wrote %s (%d rows, %d seeds)", out, len(trace), len(traces))

@@ -122,7 +122,7 @@ def _present(row: pd.Series, key: str) -> bool:
 
 
 def paper1_robustness(row: pd.Series) -> str:
-    """What a verdict depends on (budget, seeds, one problem, rank test, our settings)."""
+    """What a verdict depends on besides our settings: budget, seeds, one problem, rank test."""
     out = []
     if _present(row, "holds_from"):
         out.append(f"holds from {100 * float(row['holds_from']):.0f} % of the budget")
@@ -134,26 +134,49 @@ def paper1_robustness(row: pd.Series) -> str:
         out.append(f"rank test: {str(row['decision_nonparam']).replace('_', ' ')}")
     if _present(row, "lopo"):
         out.append(f"one problem left out: {row['lopo']}")
-    if _present(row, "settings_range"):
-        out.append(f"settings: {row['settings_range']}")
     return "; ".join(out)
 
 
+def choice_of_row(row: pd.Series, sens: pd.DataFrame | None) -> str:
+    """The setting a row's verdict is decided under ("UCB β = 2"), '' when it has none.
+
+    A variant row (``ts_polish``) is decided under its own setting; other rows under the
+    config's default (``default_setting``).
+    """
+    from boexplore.analysis.sensitivity import setting_phrase
+
+    if sens is not None and _present(row, "variant"):
+        hit = sens[(sens["claim_id"] == row["claim_id"]) & (sens["value"] == row["variant"])]
+        if len(hit):
+            return setting_phrase(str(hit["dimension"].iloc[0]), [str(hit["setting"].iloc[0])])
+    return str(row["default_setting"]) if _present(row, "default_setting") else ""
+
+
 def paper1_table(csv: Path) -> str:
-    """The paper-1 claims table of a tier: claim, verdict, evidence (+ what it depends on)."""
+    """The paper-1 claims table of a tier: claim, verdict (and the setting it is decided
+    under), evidence, the verdict over our settings, and its other checks."""
     df = pd.read_csv(csv)
     robust = "stability" in df.columns
-    head = "| claim | verdict | evidence |" + (" depends on |" if robust else "")
-    lines = [head, "|---|---|---|" + ("---|" if robust else "")]
+    sens_csv = csv.with_name("claims_paper1_sensitivity.csv")
+    sens = pd.read_csv(sens_csv, dtype={"setting": str}) if sens_csv.is_file() else None
+    if robust:
+        head = "| claim | verdict | evidence | over our settings | budget, seeds, tests |"
+        rule = "|---|---|---|---|---|"
+    else:
+        head, rule = "| claim | verdict | evidence |", "|---|---|---|"
+    lines = [head, rule]
     for _, row in df.iterrows():
         has_variant = not pd.isna(row.get("variant")) and str(row["variant"])
         variant = f" (`{row['variant']}`)" if has_variant else ""
-        line = (
-            f"| {row.claim_id}{variant}: {cell(row.claim)} | {cell(verdict_text(row.verdict))} | "
-            f"{cell(paper1_evidence(row))} |"
-        )
+        verdict = verdict_text(row.verdict)
+        choice = choice_of_row(row, sens) if robust else ""
+        if choice:
+            verdict += f", under {choice}"
+        line = f"| {row.claim_id}{variant}: {cell(row.claim)} | {cell(verdict)} | "
+        line += f"{cell(paper1_evidence(row))} |"
         if robust:
-            line += f" {cell(paper1_robustness(row))} |"
+            settings = str(row["settings_range"]) if _present(row, "settings_range") else ""
+            line += f" {cell(settings)} | {cell(paper1_robustness(row))} |"
         lines.append(line)
     return "\n".join(lines)
 
@@ -357,6 +380,19 @@ def _table_file(tier: str, name: str) -> Callable[[Path], str]:
     return render
 
 
+def tier_scope(repo: Path, tier: str) -> str:
+    """``12 problems, d = 2–100, 8 seeds, 1,020 BO runs`` from a tier's committed runs summary."""
+    path = repo / "data" / tier / "tables" / "runs_summary.csv"
+    if not path.exists():
+        return MISSING.format(what=f"`data/{tier}/tables/runs_summary.csv`")
+    runs = pd.read_csv(path, usecols=["problem", "method", "seed", "dim"])
+    return (
+        f"{runs['problem'].nunique()} problems, d = {runs['dim'].min()}–{runs['dim'].max()}, "
+        f"{runs['seed'].nunique()} seeds, {runs['method'].nunique()} methods, "
+        f"{len(runs):,} BO runs"
+    )
+
+
 def _time(name: str) -> Callable[[Path], str]:
     return lambda repo: time_phrase(repo, name)
 
@@ -364,6 +400,7 @@ def _time(name: str) -> Callable[[Path], str]:
 RENDERERS: dict[str, Callable[[Path], str]] = {
     "paper1-replicate": _claims("replicate", 1),
     "paper1-default": _claims("default", 1),
+    "scope-replicate": lambda repo: tier_scope(repo, "replicate"),
     "paper2-default": _claims("default", 2),
     "paper2-coverage-default": _table_file("default", "paper2_e2_coverage.md"),
     "timings": timings_table,

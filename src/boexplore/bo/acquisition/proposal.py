@@ -114,8 +114,12 @@ def optimizer_options(
 WALL_BACKSTOP_FACTOR = 10.0
 
 
-class AcquisitionTimeout(RuntimeError):
-    """Raised by the hard time guard of one acquisition step."""
+class AcquisitionTimeout(BaseException):
+    """Raised by the hard time guard of one acquisition step.
+
+    A ``BaseException`` (like ``KeyboardInterrupt``): the signal can land inside library code
+    that catches ``RuntimeError`` or ``Exception`` and re-raises something else (GPyTorch's
+    kernel batch-shape check does), which would mislabel the fallback."""
 
 
 @contextmanager
@@ -286,7 +290,7 @@ def propose(
         if not torch.isfinite(X_new).all():
             raise FloatingPointError("acquisition optimiser returned non-finite points")
         flag = ""
-    except (Exception, MemoryError) as exc:
+    except (Exception, MemoryError, AcquisitionTimeout) as exc:
         LOG.warning(
             "acquisition failed (%s: %s); falling back to random points", type(exc).__name__, exc
         )
