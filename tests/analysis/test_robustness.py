@@ -223,6 +223,8 @@ def test_range_text_for_a_contiguous_beta_interval():
     assert text.startswith("reproduced for β ∈ [0.5, 2]")
     assert "not reproduced for UCB β = 0.1" in text and "undecided for UCB β = 16" in text
     assert text.endswith("(4 tested)")
+    same = rows.assign(decision=NOT_REPRODUCED)
+    assert range_text(same) == "not reproduced for every tested UCB β (4 tested)"
 
 
 # --- controls -----------------------------------------------------------------------------

@@ -253,6 +253,8 @@ def range_text(rows: pd.DataFrame) -> str:
     for s, d in zip(rows["setting"], rows["decision"], strict=True):
         by.setdefault(WORD.get(d, d), []).append(s)
     rep = set(by.get("reproduced", []))
+    if len(by) == 1 and len(settings) > 2:  # one outcome everywhere: no list needed
+        return f"{next(iter(by))} for every tested {LABEL.get(dim, dim)} ({len(settings)} tested)"
     if dim == "ucb_beta" and rep and len(rep) > 1 and _contiguous(settings, rep):
         ordered = [s for s in settings if s in rep]
         head = f"reproduced for β ∈ [{ordered[0]}, {ordered[-1]}]"
