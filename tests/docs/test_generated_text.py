@@ -6,6 +6,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from boexplore.reporting import results_text as rt
@@ -99,3 +100,47 @@ def test_tutorial_page_shows_the_current_script() -> None:
     )
     _, code = split_docstring((REPO / "docs" / "tutorial.py").read_text())
     assert code in page.read_text()
+
+
+def test_contrasts_table_shows_every_count_and_leaves_gaps(tmp_path: Path) -> None:
+    from boexplore.reporting.results_text import contrasts_table
+
+    tables = tmp_path / "data" / "t" / "tables"
+    tables.mkdir(parents=True)
+    row = dict(problem="p", dim=50, contrast="a - b", metric="otsd_norm", budget=100, seeds=8)
+    pd.DataFrame(
+        [
+            {
+                **row,
+                "evaluations": 30,
+                "mean_diff": 0.01,
+                "ci_low": 0.005,
+                "ci_high": 0.015,
+                "n_positive": 8,
+            },
+            {
+                **row,
+                "evaluations": 100,
+                "mean_diff": -0.02,
+                "ci_low": -0.03,
+                "ci_high": -0.01,
+                "n_positive": 0,
+            },
+            {
+                **row,
+                "problem": "q",
+                "evaluations": 30,
+                "mean_diff": 0.0,
+                "ci_low": -0.01,
+                "ci_high": 0.01,
+                "n_positive": 4,
+            },
+        ]
+    ).to_csv(tables / "contrasts.csv", index=False)
+    text = contrasts_table(tmp_path, "t")
+    assert (
+        "| a - b | p (50) | +0.0100 [+0.0050, +0.0150] (8/8) | -0.0200 [-0.0300, -0.0100] (0/8) |"
+        in text
+    )
+    assert "| a - b | q (50) | +0.0000 [-0.0100, +0.0100] (4/8) |  |" in text
+    assert "not" in contrasts_table(tmp_path, "absent").lower()

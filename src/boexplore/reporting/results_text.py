@@ -393,6 +393,32 @@ def tier_scope(repo: Path, tier: str) -> str:
     )
 
 
+def contrasts_table(repo: Path, tier: str) -> str:
+    """Seed-paired contrasts along the budget (``boexplore.analysis.contrasts``) as one row per
+    contrast and problem, one column per evaluation count: mean [95 % CI] (positive seeds)."""
+    path = repo / "data" / tier / "tables" / "contrasts.csv"
+    if not path.exists():
+        return MISSING.format(what=f"`data/{tier}/tables/contrasts.csv`")
+    t = pd.read_csv(path)
+    counts = sorted(t["evaluations"].unique())
+    head = "| contrast | problem (d) | " + " | ".join(f"n = {n}" for n in counts) + " |"
+    lines = [head, "|" + "---|" * (len(counts) + 2)]
+    for (contrast, dim, problem), g in t.groupby(["contrast", "dim", "problem"], sort=True):
+        by_n = g.set_index("evaluations")
+        cells = []
+        for n in counts:
+            if n not in by_n.index:
+                cells.append("")
+                continue
+            r = by_n.loc[n]
+            cells.append(
+                f"{r['mean_diff']:+.4f} [{r['ci_low']:+.4f}, {r['ci_high']:+.4f}] "
+                f"({int(r['n_positive'])}/{int(r['seeds'])})"
+            )
+        lines.append(f"| {contrast} | {problem} ({dim}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _time(name: str) -> Callable[[Path], str]:
     return lambda repo: time_phrase(repo, name)
 
@@ -401,6 +427,7 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "paper1-replicate": _claims("replicate", 1),
     "paper1-default": _claims("default", 1),
     "scope-replicate": lambda repo: tier_scope(repo, "replicate"),
+    "contrasts-replicate-long": lambda repo: contrasts_table(repo, "replicate-long"),
     "paper2-default": _claims("default", 2),
     "paper2-coverage-default": _table_file("default", "paper2_e2_coverage.md"),
     "timings": timings_table,
