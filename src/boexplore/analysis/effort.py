@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from boexplore.analysis.stats import t_interval
 from boexplore.analysis.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 
 CLAIM = (
@@ -39,10 +39,8 @@ def equivalence(base: np.ndarray, alt: np.ndarray, margin_sd: float) -> dict[str
     if n < 3:
         return {"verdict": UNDECIDED, "n": n, "mean": np.nan, "low": np.nan, "high": np.nan,
                 "margin": np.nan}  # fmt: skip
-    mean = float(diff.mean())
-    half = float(stats.t.ppf(0.975, n - 1) * diff.std(ddof=1) / np.sqrt(n))
+    mean, low, high = t_interval(diff)
     margin = float(margin_sd * np.std(np.asarray(base, float), ddof=1))
-    low, high = mean - half, mean + half
     if -margin <= low and high <= margin:
         verdict = EQUIVALENT
     elif high < -margin or low > margin:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -79,19 +78,20 @@ def restore_trace(src: Path, dst: Path) -> Path:
 
 
 @functools.cache
-def released_evaluations(path: str | Path) -> int | None:
-    """Evaluations per seed of a released trace file (its shortest seed); None if absent.
+def _seed_counts(path: Path) -> dict[int, int]:
+    """{seed: evaluations} of one trace file, from its ``seed`` column only (cheap enough for
+    the workflow to ask for every job of a study while it builds the job graph)."""
+    seeds = pq.read_table(path, columns=["seed"]).column("seed").to_numpy()
+    values, counts = np.unique(seeds, return_counts=True)
+    return {int(s): int(c) for s, c in zip(values.tolist(), counts.tolist(), strict=True)}
 
-    Reads only the ``seed`` column, so the workflow can ask it for every job of a study
-    while it builds the job graph.
-    """
+
+def released_evaluations(path: str | Path) -> int | None:
+    """Evaluations per seed of a released trace file (its shortest seed); None if absent."""
     path = Path(path)
     if not path.is_file():
         return None
-    seeds = pq.read_table(path, columns=["seed"]).column("seed").to_numpy()
-    if seeds.size == 0:
-        return 0
-    return int(np.unique(seeds, return_counts=True)[1].min())
+    return min(_seed_counts(path).values(), default=0)
 
 
 @functools.cache
@@ -101,13 +101,11 @@ def released_seeds(root: str | Path, problem: str, method: str) -> dict[int, tup
     Chunk files may group seeds differently from the study that extends them, so a job
     finds its seeds' traces by seed, not by file name.
     """
-    out: dict[int, tuple[Path, int]] = {}
-    for path in sorted((Path(root) / problem / method).glob("*.parquet")):
-        seeds = pq.read_table(path, columns=["seed"]).column("seed").to_numpy()
-        values, counts = np.unique(seeds, return_counts=True)
-        for seed, count in zip(values.tolist(), counts.tolist(), strict=True):
-            out[int(seed)] = (path, int(count))
-    return out
+    return {
+        seed: (path, count)
+        for path in sorted((Path(root) / problem / method).glob("*.parquet"))
+        for seed, count in _seed_counts(path).items()
+    }
 
 
 def prefix_files(
@@ -117,11 +115,6 @@ def prefix_files(
     evaluations of one of them (a seed with no released trace starts afresh)."""
     found = released_seeds(root, problem, method)
     return sorted({found[s][0] for s in seeds if s in found and found[s][1] < budget})
-
-
-def file_sha256(path: str | Path) -> str:
-    """sha256 of a file's bytes."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def release_size_mb(out_dir: Path) -> float:

@@ -49,10 +49,13 @@ def run_from_spec(
     problem = load_instance(problem_json)
     problem_sha256 = problem_file_digest(problem_json)
     source = None
+    source_seeds: set[int] = set()
     if extend_from:
-        from boexplore.pipeline.release import expand, file_sha256
+        from boexplore.io import sha256_file
+        from boexplore.pipeline.release import expand
 
         source = pd.concat([expand(pd.read_parquet(f)) for f in extend_from], ignore_index=True)
+        source_seeds = {int(s) for s in source["seed"].unique()}
         log.info(
             "extending the runs of %s (%d rows)", ", ".join(map(str, extend_from)), len(source)
         )
@@ -91,7 +94,7 @@ def run_from_spec(
                 method_label=method_label,
                 problem_label=problem_label,
                 problem_sha256=problem_sha256,
-                extend_from=source if source is not None and seed in set(source["seed"]) else None,
+                extend_from=source if seed in source_seeds else None,
                 **settings,
                 **extra,
             )
@@ -100,7 +103,7 @@ def run_from_spec(
     stamp_trace(trace)
     if source is not None:
         trace.attrs["boexplore"]["extended_from"] = {
-            "files": {str(f): file_sha256(f) for f in extend_from},
+            "files": {str(f): sha256_file(f) for f in extend_from},
             "rows": len(source),
         }
     atomic_write(trace, out)
