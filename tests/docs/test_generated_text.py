@@ -144,3 +144,32 @@ def test_contrasts_table_shows_every_count_and_leaves_gaps(tmp_path: Path) -> No
     )
     assert "| a - b | q (50) | +0.0000 [-0.0100, +0.0100] (4/8) |  |" in text
     assert "not" in contrasts_table(tmp_path, "absent").lower()
+
+
+def test_tier_comparison_pairs_claims_and_variants(tmp_path: Path) -> None:
+    cols = ["claim_id", "variant", "value", "verdict", "holds_from", "budget_trend"]
+    rows = {
+        "short": [
+            ("P1-C4", "ts", 0.0, "not reproduced", None, "not reproduced at any prefix"),
+            ("P1-C4", "ts_polish", 0.5, "undecidable", None, ""),
+            ("P1-C1", "", 0.8, "reproduced", 0.5, ""),
+        ],
+        "long": [
+            ("P1-C4", "ts_polish", 1.0, "reproduced", 0.75, ""),
+            ("P1-C4", "ts", 0.0, "not reproduced", None, "not reproduced at any prefix"),
+            ("P1-X1", "", 1.0, "reproduced", None, ""),
+        ],
+    }
+    for tier, data in rows.items():
+        d = tmp_path / "data" / tier / "tables"
+        d.mkdir(parents=True)
+        pd.DataFrame(data, columns=cols).to_csv(d / "claims_paper1.csv", index=False)
+    text = rt.tier_comparison(tmp_path, "short", "long")
+    assert (
+        "| P1-C4 (`ts_polish`) | undecidable (0.5) | **reproduced** (1) "
+        "| holds from 75 % of the budget |" in text
+    )
+    assert "| P1-C4 (`ts`) | **not reproduced** (0) | **not reproduced** (0) |" in text
+    assert "| P1-X1 | not decided | **reproduced** (1) |" in text
+    assert "P1-C1" not in text  # decided only in the shorter tier
+    assert "missing" in rt.tier_comparison(tmp_path, "short", "absent")

@@ -419,6 +419,39 @@ def contrasts_table(repo: Path, tier: str) -> str:
     return "\n".join(lines)
 
 
+def _verdict_cell(row: pd.Series) -> str:
+    """``**not reproduced** (0.88)``: a tier's verdict of one claim with its statistic."""
+    return f"{verdict_text(row['verdict'])} ({num(row['value'])})"
+
+
+def tier_comparison(repo: Path, before: str, after: str) -> str:
+    """The paper-1 claims decided in both tiers, side by side: verdict (statistic) in ``before``
+    and in ``after`` (a longer budget), and how the ``after`` verdict depends on the budget."""
+    frames = {}
+    for tier in (before, after):
+        path = repo / "data" / tier / "tables" / "claims_paper1.csv"
+        if not path.exists():
+            return MISSING.format(what=f"`data/{tier}/tables/claims_paper1.csv`")
+        t = pd.read_csv(path, dtype={"variant": str}).fillna({"variant": ""})
+        frames[tier] = t.set_index(["claim_id", "variant"])
+    a, b = frames[before], frames[after]
+    lines = [
+        f"| claim | {before} | {after} | {after}: over the budget |",
+        "|---|---|---|---|",
+    ]
+    for key in b.index:
+        row = b.loc[key]
+        claim = f"{key[0]} (`{key[1]}`)" if key[1] else key[0]
+        was = _verdict_cell(a.loc[key]) if key in a.index else "not decided"
+        trend = ""
+        if _present(row, "holds_from"):
+            trend = f"holds from {100 * float(row['holds_from']):.0f} % of the budget"
+        elif _present(row, "budget_trend"):
+            trend = str(row["budget_trend"])
+        lines.append(f"| {claim} | {cell(was)} | {cell(_verdict_cell(row))} | {cell(trend)} |")
+    return "\n".join(lines)
+
+
 def _time(name: str) -> Callable[[Path], str]:
     return lambda repo: time_phrase(repo, name)
 
@@ -428,6 +461,9 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "paper1-default": _claims("default", 1),
     "scope-replicate": lambda repo: tier_scope(repo, "replicate"),
     "contrasts-replicate-long": lambda repo: contrasts_table(repo, "replicate-long"),
+    "paper1-replicate-long": _claims("replicate-long", 1),
+    "scope-replicate-long": lambda repo: tier_scope(repo, "replicate-long"),
+    "budget-replicate-long": lambda repo: tier_comparison(repo, "replicate", "replicate-long"),
     "paper2-default": _claims("default", 2),
     "paper2-coverage-default": _table_file("default", "paper2_e2_coverage.md"),
     "timings": timings_table,
