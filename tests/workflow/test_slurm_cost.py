@@ -201,3 +201,39 @@ def test_an_extension_costs_the_iterations_after_its_released_prefix():
     assert 0 < tail < full
     assert abs(head + tail - full) < 1e-9 * full
     assert bo_seed_seconds(spec, "hartmann", 6, 40, 10, bo, cal, start=40) == 0.0
+
+
+def test_estimate_says_what_the_release_already_holds(tmp_path, capsys) -> None:
+    """The replicate release holds every BO job of its config complete: nothing left to run;
+    a release without one seed's trace leaves that job to run."""
+    from boexplore.workflow_config import load_config
+
+    config = load_config(REPO / "config" / "replicate.yaml")
+    config["release"]["traces"] = str(REPO / config["release"]["traces"])
+    n_jobs = sum(1 for j in cost.workflow_job_costs(config) if j.rule == "bo_run")
+    n, cpu = cost.released_complete(config)
+    assert n == n_jobs and cpu > 0
+    row = run_table(config)[0]
+    partial = tmp_path / "traces" / row["problem"] / row["method"]
+    partial.mkdir(parents=True)
+    src = REPO / config["release"]["traces"] / row["problem"] / row["method"]
+    for f in src.glob("*.parquet"):
+        (partial / f.name).write_bytes(f.read_bytes())
+    config["release"]["traces"] = str(tmp_path / "traces")
+    held = cost.released_complete(config)[0]
+    assert (
+        1
+        <= held
+        <= sum(
+            r["problem"] == row["problem"] and r["method"] == row["method"]
+            for r in run_table(config)
+        )
+    )
+    short = tmp_path / "short" / row["problem"] / row["method"]  # a new root: reads are cached
+    short.mkdir(parents=True)
+    for f in sorted(src.glob("*.parquet"))[1:]:
+        (short / f.name).write_bytes(f.read_bytes())
+    config["release"]["traces"] = str(tmp_path / "short")
+    assert cost.released_complete(config)[0] < held
+    assert main(["estimate", "--configfile", str(REPO / "config" / "replicate.yaml")]) == 0
+    assert "BO still to run 0.0 CPU-h" in capsys.readouterr().out

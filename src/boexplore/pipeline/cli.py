@@ -113,6 +113,14 @@ def _estimate(args: argparse.Namespace) -> int:
     jobs = cost.workflow_job_costs(config, cal)
     print(f"config {args.configfile} (run {config['run_name']}): {len(jobs)} compute jobs")
     print(cost.format_summary(cost.summarize(jobs, config), config))
+    n_held, cpu_held = cost.released_complete(config, cal)
+    if n_held:
+        bo_cpu = sum(j.cpu_s for j in jobs if j.rule == "bo_run")
+        print(
+            f"the data release holds {n_held} of these bo_run jobs complete "
+            f"({cpu_held / 3600:.1f} CPU-h; restored, not run): BO still to run "
+            f"{(bo_cpu - cpu_held) / 3600:.1f} CPU-h"
+        )
     if args.jobs:
         print("\nrule\tjob\tcpu_s\tmem_mb\truntime_request_min\tmem_request_mb\tsegments")
         for j in jobs:

@@ -463,6 +463,27 @@ def workflow_job_costs(config: Mapping[str, Any], cal=None) -> list[JobCost]:
     return jobs
 
 
+def released_complete(config: Mapping[str, Any], cal=None) -> tuple[int, float]:
+    """``bo_run`` jobs whose every seed the data release (``release.traces``) holds at the full
+    budget, and their predicted CPU seconds: Snakemake restores them instead of running BO."""
+    from boexplore.pipeline.release import released_seeds
+    from boexplore.workflow_config import problem_design, run_table
+
+    root = (config.get("release") or {}).get("traces")
+    if not root:
+        return 0, 0.0
+    cal = cal or config_calibration(config)
+    n, cpu = 0, 0.0
+    for row in run_table(config):
+        found = released_seeds(root, row["problem"], row["method"])
+        budget = problem_design(config, row["problem"])[1]
+        if row["seeds"] and all(s in found and found[s][1] >= budget for s in row["seeds"]):
+            start = released_start(config, row["problem"], row["method"], row["seeds"])
+            job = bo_job_cost(config, row["problem"], row["method"], len(row["seeds"]), cal, start)
+            n, cpu = n + 1, cpu + job.cpu_s
+    return n, cpu
+
+
 # --- SLURM requests --------------------------------------------------------------------------
 def runtime_request_min(cost: JobCost, config: Mapping[str, Any], attempt: int = 1) -> int:
     """Wall-time request: (2x the prediction x runtime_factor + 5 min) x attempt, capped at the
