@@ -173,3 +173,23 @@ def test_tier_comparison_pairs_claims_and_variants(tmp_path: Path) -> None:
     assert "| P1-X1 | not decided | **reproduced** (1) |" in text
     assert "P1-C1" not in text  # decided only in the shorter tier
     assert "missing" in rt.tier_comparison(tmp_path, "short", "absent")
+
+
+def test_contrasts_table_by_share_of_budget_when_budgets_differ(tmp_path: Path) -> None:
+    tables = tmp_path / "data" / "t" / "tables"
+    tables.mkdir(parents=True)
+    base = dict(contrast="a - b", metric="otsd_norm", seeds=8, ci_low=0.0, ci_high=0.02)
+    pd.DataFrame(
+        [
+            {**base, "problem": "p", "dim": 2, "budget": 80, "evaluations": 40, "mean_diff": 0.01,
+             "n_positive": 6},
+            {**base, "problem": "q", "dim": 5, "budget": 100, "evaluations": 50, "mean_diff": 0.0,
+             "n_positive": 4},
+            {**base, "problem": "q", "dim": 5, "budget": 100, "evaluations": 100,
+             "mean_diff": 0.01, "n_positive": 7},
+        ]
+    ).to_csv(tables / "x.csv", index=False)  # fmt: skip
+    text = rt.contrasts_table(tmp_path, "t", "x.csv")
+    assert text.splitlines()[0] == "| contrast | problem (d) | 50 % of budget | 100 % of budget |"
+    assert "| a - b | p (2) | n = 40: +0.0100 [+0.0000, +0.0200] (6/8) |  |" in text
+    assert "n = 100: +0.0100" in text

@@ -393,28 +393,39 @@ def tier_scope(repo: Path, tier: str) -> str:
     )
 
 
-def contrasts_table(repo: Path, tier: str) -> str:
+def contrasts_table(repo: Path, tier: str, name: str = "contrasts.csv") -> str:
     """Seed-paired contrasts along the budget (``boexplore.analysis.contrasts``) as one row per
-    contrast and problem, one column per evaluation count: mean [95 % CI] (positive seeds)."""
-    path = repo / "data" / tier / "tables" / "contrasts.csv"
+    contrast and problem, one column per evaluation count: mean [95 % CI] (positive seeds).
+
+    When the problems' budgets differ (fractions of the budget, ``--at 0.25 ... 1.0``), the
+    columns are the shares of the budget and each cell names its evaluation count."""
+    path = repo / "data" / tier / "tables" / name
     if not path.exists():
-        return MISSING.format(what=f"`data/{tier}/tables/contrasts.csv`")
+        return MISSING.format(what=f"`data/{tier}/tables/{name}`")
     t = pd.read_csv(path)
-    counts = sorted(t["evaluations"].unique())
-    head = "| contrast | problem (d) | " + " | ".join(f"n = {n}" for n in counts) + " |"
-    lines = [head, "|" + "---|" * (len(counts) + 2)]
+    by_share = t["budget"].nunique() > 1
+    t["column"] = (
+        (100 * t["evaluations"] / t["budget"]).round().astype(int)
+        if by_share
+        else (t["evaluations"])
+    )
+    columns = sorted(t["column"].unique())
+    label = (lambda c: f"{c} % of budget") if by_share else (lambda c: f"n = {c}")
+    head = "| contrast | problem (d) | " + " | ".join(label(c) for c in columns) + " |"
+    lines = [head, "|" + "---|" * (len(columns) + 2)]
     for (contrast, dim, problem), g in t.groupby(["contrast", "dim", "problem"], sort=True):
-        by_n = g.set_index("evaluations")
+        by_col = g.set_index("column")
         cells = []
-        for n in counts:
-            if n not in by_n.index:
+        for c in columns:
+            if c not in by_col.index:
                 cells.append("")
                 continue
-            r = by_n.loc[n]
-            cells.append(
+            r = by_col.loc[c]
+            text = (
                 f"{r['mean_diff']:+.4f} [{r['ci_low']:+.4f}, {r['ci_high']:+.4f}] "
                 f"({int(r['n_positive'])}/{int(r['seeds'])})"
             )
+            cells.append(f"n = {int(r['evaluations'])}: {text}" if by_share else text)
         lines.append(f"| {contrast} | {problem} ({dim}) | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -461,6 +472,9 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "paper1-default": _claims("default", 1),
     "scope-replicate": lambda repo: tier_scope(repo, "replicate"),
     "contrasts-replicate-long": lambda repo: contrasts_table(repo, "replicate-long"),
+    "contrasts-low-d-replicate-long": lambda repo: contrasts_table(
+        repo, "replicate-long", "contrasts_low_d.csv"
+    ),
     "paper1-replicate-long": _claims("replicate-long", 1),
     "scope-replicate-long": lambda repo: tier_scope(repo, "replicate-long"),
     "budget-replicate-long": lambda repo: tier_comparison(repo, "replicate", "replicate-long"),
