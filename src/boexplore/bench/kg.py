@@ -7,7 +7,8 @@ cost up to an hour per seed, so the quality benchmark (:mod:`boexplore.bench.qua
 cannot afford qKG cells. This benchmark measures the qKG step itself on real GP states:
 for each (problem, n, seed) a Sobol design of ``n`` points is evaluated, a GP fitted, and
 one qKG step optimised under each settings column (fantasies, restarts, raw samples, with
-the engine's memory guard ``batch_limit=1, init_batch_limit=8``). Every chosen point is
+the engine's memory guard ``batch_limit=1, init_batch_limit=8``) through the engine's own
+proposal code (:func:`boexplore.bo.acquisition.propose`). Every chosen point is
 then scored by ONE reference knowledge gradient (more fantasies, a fixed sampler seed,
 inner maximisation by :meth:`qKnowledgeGradient.evaluate`), so the columns are compared
 on the same yardstick, not on their own noisy Monte-Carlo estimates.
@@ -28,6 +29,55 @@ docs/kg-speed-confirm.md::
 
     python -m boexplore.bench.kg --problems branin:2 hartmann:6 --sizes 20 80 --seeds 6
         --seed-start 5 --optimizer-seeds 2 --control --columns '{...}' --out shardA.md
+
+Warm start (``kg_warm_start``): BO-like states and the decision rule
+--------------------------------------------------------------------
+
+The engine's opt-in qKG warm start keeps a step's full one-shot solution (candidate and
+fantasy points) and starts one restart of the next step from it, drawing the other restarts'
+initial conditions from half the raw samples. A Sobol state has no previous step, so the warm
+column runs on *sequential* states (``--sequential``), built as a BO run sees them: the first
+``n - 1`` points of the state's Sobol design are evaluated and a GP fitted (``D_{n-1}``); ONE
+qKG step with the current settings (``COLUMNS["current"]``, optimiser and sampler seed = state
+seed + 500, the same for every optimiser seed of the state) is run through the engine's
+proposal code with ``kg_warm_start`` on, so its full one-shot tree is kept; the problem is
+evaluated at its candidate, and the state is ``D_n = D_{n-1}`` + that point with a GP fitted
+on all ``n`` points. EVERY column of a ``--sequential`` run is scored on ``D_n`` (so
+'current', a cold step, and the warm column are paired on identical states); sequential and
+Sobol states never share a table. ``--warm`` (only with ``--sequential``) adds the column
+'warm start': the current settings with ``kg_warm_start``, started from the tree the step that
+formed ``D_n`` kept (the candidate of that tree is the state's last point, as in BO). Its CPU
+per step is measured like every column's (``time.process_time`` around the one step); the
+step that formed the state is charged to no column.
+
+Decision rule for 'warm start', written down before the column ran on any state. Data: the
+confirmatory states of docs/kg-speed-confirm.md built sequentially (Branin-2 and Hartmann-6,
+n = 20 and 80, state seeds 5–16: 48 states), 2 optimiser seeds per state and column (averaged
+per state), the columns 'current', 'warm start' and the random-point control, every chosen
+point scored by the reference KG. Per problem:
+
+1. Validity: the random-point control must fail, i.e. its gain ratio (below) has a lower 95 %
+   end < 0.90 in every problem; otherwise the run decides nothing.
+2. Quality: the warm column's gain ratio (mean reference KG gain / the current column's mean
+   gain, paired bootstrap over the states, 95 % interval) has its lower end >= 0.90
+   (``GAIN_RATIO_FLOOR``) in every problem.
+3. Speed: the warm column counts as faster only if its mean CPU per step is lower than the
+   current column's over the same states (speed-up > 1) in every problem.
+
+``kg_warm_start`` is switched on in ``config/paper.yaml`` (``bo.extra.kg_warm_start``) only if
+1–3 all hold. Quality without speed (2 but not 3) leaves it off (no reason to change the
+engine's default); the shortfall table is reported but does not decide.
+
+The confirmatory run of the warm column, one shard per problem (a shard builds its own
+states; ``--report`` merges the two and refuses shards that disagree on a state)::
+
+    python -m boexplore.bench.kg --problems branin:2 --sizes 20 80 --seeds 12 --seed-start 5
+        --optimizer-seeds 2 --sequential --warm --control
+        --columns '{"current": {"fantasies": 64, "num_restarts": 10, "raw_samples": 1024}}'
+        --out kg-warm-branin.md
+    (the same with hartmann:6 and --out kg-warm-hartmann.md), then
+    python -m boexplore.bench.kg --report kg-warm-branin.csv kg-warm-hartmann.csv
+        --title 'qKG warm start: confirmatory run (pre-registered)' --out docs/kg-warm-start.md
 """
 
 from __future__ import annotations
@@ -37,6 +87,7 @@ import json
 import time
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -69,23 +120,82 @@ GAIN_RATIO_FLOOR = 0.90
 #: The control column (``--control``): a uniform random point, scored like the others. It
 #: must fail the acceptance rule, or the rule cannot tell a good step from a useless one.
 RANDOM_POINT = "random point"
+#: The warm-start column (``--warm``, needs ``--sequential``): the current settings with the
+#: engine's ``kg_warm_start``, started from the tree of the step that formed the state.
+WARM = "warm start"
+#: The qKG step that forms a sequential state runs with optimiser / sampler seed
+#: ``state seed + PREVIOUS_STEP_SEED`` (BO's previous step has its own seed; disjoint from the
+#: optimiser seeds ``seed + 1000 j`` of the state seeds below 500).
+PREVIOUS_STEP_SEED = 500
+#: L-BFGS-B iterations per restart of every qKG step (the engine's ``acq_maxiter`` default).
+MAXITER = 200
+#: ``state_kind`` of a row: a Sobol design of n points, or a BO-like state (``--sequential``).
+SOBOL, SEQUENTIAL = "sobol", "sequential"
+
+
+def _fit(X: np.ndarray, y: np.ndarray) -> Any:
+    """The engine's GP (cold fit, default retries) on unit-cube inputs and objective values."""
+    import torch
+
+    from boexplore.bo.model import fit_gp
+
+    X_t = torch.as_tensor(X, dtype=torch.float64)
+    Y_t = torch.as_tensor(y, dtype=torch.float64).unsqueeze(-1)  # the GP standardises
+    model, _ = fit_gp(X_t, Y_t)
+    return model
+
+
+def _unit_bounds(dim: int) -> Any:
+    import torch
+
+    return torch.stack([torch.zeros(dim), torch.ones(dim)]).double()
 
 
 def _state(problem_name: str, dim: int, n: int, seed: int) -> tuple[Any, Any]:
     """Training data (unit-cube Sobol design, objective values) and its fitted GP."""
-    import torch
-
     from boexplore.bo.loop import sobol_unit
-    from boexplore.bo.model import fit_gp
     from boexplore.problems import get_problem
 
     problem = get_problem(problem_name, dim)
     X = sobol_unit(dim, seed, 0, n)
     y = np.asarray(problem.evaluate(X), dtype=float)
-    X_t = torch.as_tensor(X, dtype=torch.float64)
-    Y_t = torch.as_tensor(y, dtype=torch.float64).unsqueeze(-1)  # the GP standardises
-    model, _ = fit_gp(X_t, Y_t)
-    return model, torch.stack([torch.zeros(dim), torch.ones(dim)]).double()
+    return _fit(X, y), _unit_bounds(dim)
+
+
+@dataclass
+class SequentialState:
+    """A BO-like state ``D_n`` (module docstring): its GP, the points, the kept tree."""
+
+    model: Any
+    bounds: Any
+    X: np.ndarray  # (n, d): the first n - 1 Sobol points, then the previous step's candidate
+    y: np.ndarray
+    tree: Any  # the previous step's full one-shot solution (1 + fantasies, d)
+    cpu_s: float  # CPU of the previous step (charged to no column)
+
+
+def sequential_state(problem_name: str, dim: int, n: int, seed: int,
+                     settings: Mapping[str, int] | None = None) -> SequentialState:  # fmt: skip
+    """``D_n`` as a BO run sees it: the first ``n - 1`` points of the state's Sobol design,
+    then the candidate of ONE qKG step on them (``settings``, default the current column's;
+    seed ``seed + PREVIOUS_STEP_SEED``; ``kg_warm_start`` on, so its tree is kept)."""
+    from boexplore.bo.acquisition.proposal import OneShotCarry
+    from boexplore.bo.loop import sobol_unit
+    from boexplore.problems import get_problem
+
+    settings = COLUMNS["current"] if settings is None else settings
+    if n < 2 or int(settings["fantasies"]) < 1:
+        raise ValueError("a sequential state needs n >= 2 and a qKG step (fantasies >= 1)")
+    problem = get_problem(problem_name, dim)
+    X = sobol_unit(dim, seed, 0, n - 1)
+    y = np.asarray(problem.evaluate(X), dtype=float)
+    bounds = _unit_bounds(dim)
+    carry = OneShotCarry()
+    x_new, cpu = kg_step(_fit(X, y), bounds, settings, seed + PREVIOUS_STEP_SEED, carry=carry)
+    x_new = x_new.numpy()
+    X = np.vstack([X, x_new])
+    y = np.concatenate([y, np.asarray(problem.evaluate(x_new), dtype=float)])
+    return SequentialState(_fit(X, y), bounds, X, y, carry.tree, cpu)
 
 
 def _kg(model: Any, fantasies: int, seed: int) -> Any:
@@ -97,34 +207,51 @@ def _kg(model: Any, fantasies: int, seed: int) -> Any:
     return qKnowledgeGradient(model, num_fantasies=fantasies, sampler=sampler)
 
 
-def kg_step(model: Any, bounds: Any, settings: Mapping[str, int], seed: int) -> tuple[Any, float]:
-    """One qKG step as the engine runs it; returns (chosen point (1, d), CPU seconds).
+def kg_step(model: Any, bounds: Any, settings: Mapping[str, Any], seed: int,
+            carry: Any = None) -> tuple[Any, float]:  # fmt: skip
+    """One qKG step through the engine's proposal code (:func:`boexplore.bo.acquisition.propose`:
+    ``KG_OPTIONS``, ``MAXITER`` iterations); returns (chosen point (1, d), CPU seconds of the
+    step alone).
 
-    ``fantasies = 0`` is the control: a uniform random point in ``bounds``.
+    ``fantasies = 0`` is the control: a uniform random point in ``bounds``. With ``carry`` (a
+    :class:`~boexplore.bo.acquisition.proposal.OneShotCarry`) the step runs with
+    ``kg_warm_start``: it starts one restart from ``carry.tree`` if there is one and leaves its
+    own full one-shot solution there. A column with a true ``warm_start`` needs a carry holding
+    a tree of its shape ``(1 + fantasies, d)`` (the engine would otherwise start cold).
     """
     import torch
-    from botorch.optim import optimize_acqf
 
-    from boexplore.bo.acquisition.proposal import KG_OPTIONS
+    from boexplore.bo.acquisition import propose
+    from boexplore.bo.methods import parse_method
+    from boexplore.bo.settings import BOSettings
 
+    fantasies = int(settings["fantasies"])
+    if settings.get("warm_start"):
+        shape = (1 + fantasies, int(bounds.shape[-1]))
+        tree = None if carry is None else carry.tree
+        if tree is None or tuple(tree.shape) != shape:
+            got = None if tree is None else tuple(tree.shape)
+            raise ValueError(f"a warm-start step needs the previous tree {shape}, got {got}")
     torch.manual_seed(seed)
     start = time.process_time()
-    if int(settings["fantasies"]) == 0:
+    if fantasies == 0:
         lo, hi = bounds[0], bounds[1]
         X = lo + (hi - lo) * torch.rand(1, bounds.shape[-1], dtype=bounds.dtype)
         return X, time.process_time() - start
-    acqf = _kg(model, int(settings["fantasies"]), seed)
+    cfg = BOSettings.from_kwargs(num_restarts=int(settings["num_restarts"]),
+                                 raw_samples=int(settings["raw_samples"]), acq_maxiter=MAXITER,
+                                 kg_warm_start=carry is not None)  # fmt: skip
+    spec = parse_method(f"kg(fantasies={fantasies})")
+    X_train = model.train_inputs[0]
+    y_train = model.train_targets.unsqueeze(-1)  # qKG does not use it (only a fallback would)
+    rng = np.random.default_rng(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        X, _ = optimize_acqf(
-            acqf,
-            bounds=bounds,
-            q=1,
-            num_restarts=int(settings["num_restarts"]),
-            raw_samples=int(settings["raw_samples"]),
-            options={"maxiter": 200, **KG_OPTIONS},
-        )
-    return X.detach().reshape(1, -1), time.process_time() - start
+        X, flag = propose(spec, model, X_train, y_train, bounds, 1, cfg, rng, seed, carry=carry)
+    cpu = time.process_time() - start
+    if flag:
+        raise RuntimeError(f"the qKG step fell back to a random point ({flag})")
+    return X.detach().reshape(1, -1), cpu
 
 
 def reference_kg(model: Any, bounds: Any, X: Any) -> float:
@@ -165,25 +292,77 @@ def optimizer_seeds(seed: int, count: int) -> list[int]:
     return [seed + 1000 * j for j in range(count)]
 
 
+def _json_x(x: Any) -> str:
+    return json.dumps([round(float(v), 6) for v in np.asarray(x).reshape(-1)])
+
+
 def run_state(problem_name: str, dim: int, n: int, seed: int,
-              columns: Mapping[str, Mapping[str, int]],
-              reference: bool = True, opt_seeds: int = 1) -> list[dict[str, Any]]:  # fmt: skip
+              columns: Mapping[str, Mapping[str, Any]], reference: bool = True,
+              opt_seeds: int = 1,
+              sequential: Mapping[str, int] | None = None) -> list[dict[str, Any]]:  # fmt: skip
     """All columns on one GP state, each with ``opt_seeds`` optimiser seeds; rows carry CPU
     seconds, reference KG (and its CPU) and the point (``reference=False``: timing only, for
-    states where the reference is too costly)."""
-    model, bounds = _state(problem_name, dim, n, seed)
+    states where the reference is too costly).
+
+    ``sequential`` (the settings of the step that forms the state): a BO-like state
+    (:func:`sequential_state`) instead of a Sobol design; its rows also carry the state's last
+    point (``state_last_x``) and that step's CPU (``state_cpu_s``, charged to no column). A
+    column with a true ``warm_start`` needs it: it starts from the kept tree (a copy per step).
+    """
+    from boexplore.bo.acquisition.proposal import OneShotCarry
+
+    if sequential is None and any(s.get("warm_start") for s in columns.values()):
+        raise ValueError("a warm-start column needs sequential states (a previous step's tree)")
+    extra: dict[str, Any] = {"state_kind": SOBOL}
+    tree = None
+    if sequential is None:
+        model, bounds = _state(problem_name, dim, n, seed)
+    else:
+        st = sequential_state(problem_name, dim, n, seed, sequential)
+        model, bounds, tree = st.model, st.bounds, st.tree
+        extra = {"state_kind": SEQUENTIAL, "state_last_x": _json_x(st.X[-1]),
+                 "state_cpu_s": st.cpu_s}  # fmt: skip
     v0 = max_posterior_mean(model, bounds) if reference else float("nan")
     rows = []
     for opt_seed in optimizer_seeds(seed, opt_seeds):
         for name, settings in columns.items():
-            X, cpu = kg_step(model, bounds, settings, opt_seed)
+            warm = bool(settings.get("warm_start", False))
+            carry = OneShotCarry(tree.clone()) if warm else None
+            X, cpu = kg_step(model, bounds, settings, opt_seed, carry)
             start = time.process_time()
             kg = reference_kg(model, bounds, X) if reference else float("nan")
             rows.append({"problem": problem_name, "dim": dim, "n": n, "seed": seed,
-                         "opt_seed": opt_seed, "column": name, **settings, "cpu_s": cpu,
-                         "kg_ref": kg, "ref_cpu_s": time.process_time() - start, "v0": v0,
-                         "x": json.dumps([round(float(v), 6) for v in X.reshape(-1)])})  # fmt: skip
+                         "opt_seed": opt_seed, "column": name, **settings, "warm_start": warm,
+                         "cpu_s": cpu, "kg_ref": kg, "ref_cpu_s": time.process_time() - start,
+                         "v0": v0, "x": _json_x(X), **extra})  # fmt: skip
     return rows
+
+
+def _warm_rows(rows: pd.DataFrame) -> pd.Series:
+    """Which rows are warm-start steps (tables written before the column have none)."""
+    if "warm_start" not in rows:
+        return pd.Series(False, index=rows.index)
+    flag = rows["warm_start"].astype(str).str.strip().str.lower()
+    return flag.isin(["true", "1", "1.0"])
+
+
+def state_kind(rows: pd.DataFrame) -> str:
+    """``SOBOL`` or ``SEQUENTIAL``: the kind of the table's states (old tables: Sobol).
+
+    Raises ``ValueError`` when a table mixes the kinds, or when the rows of one sequential
+    state disagree on its last point (shards whose state-forming steps were not identical,
+    so their columns would not be paired on the same state)."""
+    kinds = rows["state_kind"].fillna(SOBOL) if "state_kind" in rows else pd.Series([SOBOL])
+    found = set(kinds.unique())
+    if len(found) > 1:
+        raise ValueError(f"a table mixes Sobol and sequential states ({sorted(found)})")
+    kind = found.pop() if found else SOBOL
+    if kind == SEQUENTIAL:
+        last = rows.groupby(STATE)["state_last_x"].nunique()
+        if (last > 1).any():
+            bad = [":".join(map(str, k)) for k in last[last > 1].index]
+            raise ValueError(f"rows of one sequential state disagree on its last point: {bad}")
+    return str(kind)
 
 
 def _with_opt_seed(rows: pd.DataFrame) -> pd.DataFrame:
@@ -290,6 +469,7 @@ def cost_fit(rows: pd.DataFrame) -> dict[str, float]:
     """
     from boexplore.pipeline.cost import REF_RAW, REF_RESTARTS
 
+    rows = rows[~_warm_rows(rows)]  # a warm step is not the cost model's cold step
     cur = rows[rows["column"] == "current"]
     design = np.column_stack([np.ones(len(cur)), np.log(cur["n"] / 100.0),
                               np.log1p(cur["dim"] / 10.0)])  # fmt: skip
@@ -309,15 +489,59 @@ def cost_fit(rows: pd.DataFrame) -> dict[str, float]:
     return {"a": float(np.exp(log_a) / effort), "b": float(b), "c": float(c), "fantasy_fixed": f}
 
 
+def warm_decision(rows: pd.DataFrame, column: str = WARM, base: str = "current",
+                  n_boot: int = 2000) -> tuple[pd.DataFrame, str]:  # fmt: skip
+    """The pre-registered decision on the warm-start column (module docstring).
+
+    Per problem: the column's and the control's gain ratios (:func:`gain_ratios`) and the
+    speed-up (``base``'s mean CPU per step / the column's, over the states both ran, each state
+    averaged over its optimiser seeds). Returns that table and the verdict line."""
+    ratios = gain_ratios(rows, base, n_boot)
+    if not len(ratios):
+        ratios = pd.DataFrame(columns=["problem", "column", "ratio", "low", "high"])
+    cpu = _with_opt_seed(rows).groupby([*STATE, "column"], sort=False)["cpu_s"].mean()
+    cpu = cpu.unstack("column")
+    out = []
+    for (problem, dim), g in cpu.groupby(level=["problem", "dim"], sort=False):
+        if column not in g or base not in g:
+            continue
+        pair = g[[column, base]].dropna()
+        r = ratios[(ratios["problem"] == problem) & (ratios["column"] == column)]
+        c = ratios[(ratios["problem"] == problem) & (ratios["column"] == RANDOM_POINT)]
+        low = float(r["low"].iloc[0]) if len(r) else float("nan")
+        control_low = float(c["low"].iloc[0]) if len(c) else float("nan")
+        speedup = float(pair[base].mean() / pair[column].mean()) if len(pair) else float("nan")
+        out.append({"problem": problem, "dim": dim, "states": len(pair),
+                    "ratio": float(r["ratio"].iloc[0]) if len(r) else float("nan"),
+                    "low": low, "high": float(r["high"].iloc[0]) if len(r) else float("nan"),
+                    "quality": bool(low >= GAIN_RATIO_FLOOR), "speedup": speedup,
+                    "faster": bool(speedup > 1.0), "control_low": control_low,
+                    "control_fails": bool(control_low < GAIN_RATIO_FLOOR)})  # fmt: skip
+    table = pd.DataFrame(out)
+    if not len(table):
+        return table, f"no decision: the table has no paired {column!r} and {base!r} rows"
+    if not table["control_fails"].all():
+        return table, "no decision: the random-point control is missing or passes the floor"
+    quality, faster = bool(table["quality"].all()), bool(table["faster"].all())
+    if quality and faster:
+        return table, "adopt: keeps the KG gain and is faster in every problem"
+    why = [w for w, ok in (("loses KG gain", quality), ("is not faster", faster)) if not ok]
+    return table, f"stays off: {' and '.join(why)} in at least one problem"
+
+
 def render_markdown(
     rows: pd.DataFrame, title: str = "qKG step: CPU and knowledge gradient reached"
 ) -> str:
     """Per-column CPU and the paired comparison with the current settings."""
     seeds = int(_with_opt_seed(rows).groupby(STATE)["opt_seed"].nunique().max())
+    kind = state_kind(rows)
+    state_text = "" if kind == SOBOL else (
+        " States: BO-like (`--sequential`): the first n − 1 Sobol points and the candidate of "
+        "one qKG step with the current settings on them; every column runs on the same n points.")  # fmt: skip
     lines = [f"# {title}", "",
              "Generated by `python -m boexplore.bench.kg` (see its docstring). Reference KG: "
              f"{REFERENCE['fantasies']} fantasies, fixed sampler, inner maximisation. "
-             f"Optimiser seeds per state and column: up to {seeds}.", "",
+             f"Optimiser seeds per state and column: up to {seeds}.{state_text}", "",
              "| problem | d | column | fantasies | restarts | raw | states | CPU s / step | "
              "KG gain (reference) |", "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for (p, d, c), g in rows.groupby(["problem", "dim", "column"], sort=False):
@@ -325,6 +549,12 @@ def render_markdown(
         states = len(g.groupby(STATE))
         lines.append(f"| {p} | {d} | {c} | {s.fantasies} | {s.num_restarts} | {s.raw_samples} | "
                      f"{states} | {g.cpu_s.mean():.2f} | {(g.kg_ref - g.v0).mean():.4g} |")  # fmt: skip
+    if _warm_rows(rows).any():
+        from boexplore.bo.acquisition.proposal import WARM_RAW_SHARE
+
+        lines += ["", "Warm-start rows (`kg_warm_start`): one restart starts from the one-shot "
+                  "solution of the step that formed the state, the others from "
+                  f"{WARM_RAW_SHARE:.0%} of the raw samples listed; CPU is that step alone."]  # fmt: skip
     cmp = compare(rows)
     lines += ["", "## KG shortfall: share of the state's best achieved gain that a column missed",
               "", "Paired over states; Δ = column − current with a 95 % t interval (negative: "
@@ -351,6 +581,22 @@ def render_markdown(
         for r in ratios.itertuples(index=False):
             lines.append(f"| {r.problem} | {r.dim} | {r.column} | {r.states} | {r.ratio:.3f} | "
                          f"[{r.low:.3f}, {r.high:.3f}] | {'yes' if r.low >= GAIN_RATIO_FLOOR else 'no'} |")  # fmt: skip
+    if WARM in set(rows["column"]) and len(ratios):
+        table, verdict = warm_decision(rows)
+        lines += ["", f"## Decision on {WARM!r} (pre-registered in the module docstring)", "",
+                  f"Counts if the control fails (gain-ratio lower end < {GAIN_RATIO_FLOOR}) in "
+                  f"every problem, and in every problem the column's lower end ≥ "
+                  f"{GAIN_RATIO_FLOOR} and its mean CPU per step is below the current "
+                  "column's (speed-up > 1).", "",
+                  "| problem | d | states | gain ratio | 95 % interval | ≥ floor | speed-up | "
+                  "faster | control lower end | control fails |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        yes = {True: "yes", False: "no"}
+        for r in table.itertuples(index=False):
+            lines.append(f"| {r.problem} | {r.dim} | {r.states} | {r.ratio:.3f} | [{r.low:.3f}, "
+                         f"{r.high:.3f}] | {yes[r.quality]} | {r.speedup:.2f}× | {yes[r.faster]} "
+                         f"| {r.control_low:.3f} | {yes[r.control_fails]} |")  # fmt: skip
+        lines += ["", f"Verdict: {verdict}."]
     fit = cost_fit(rows) if (rows["column"] == "current").sum() >= 3 else None
     if fit is not None and np.isfinite(fit["fantasy_fixed"]) and rows["dim"].nunique() >= 3:
         lines += ["", "## Cost-model fit (`pipeline/cost_calibration.json`, kg)", "",
@@ -366,6 +612,8 @@ def _backfill_v0(rows: pd.DataFrame) -> pd.DataFrame:
         return rows
     if "kg_ref" in rows and rows["kg_ref"].isna().all():
         return rows  # a timing-only table
+    if state_kind(rows) == SEQUENTIAL:
+        return rows  # recorded with every reference-scored sequential row
     rows = rows.copy()
     if "v0" not in rows:
         rows["v0"] = np.nan
@@ -390,6 +638,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--columns", type=json.loads, default=COLUMNS)
     parser.add_argument("--control", action="store_true",
                         help=f"add the {RANDOM_POINT!r} column (must fail the rule)")  # fmt: skip
+    parser.add_argument("--sequential", action="store_true",
+                        help="BO-like states for every column: n - 1 Sobol points and one qKG "
+                             "step with the current settings (module docstring)")  # fmt: skip
+    parser.add_argument("--warm", action="store_true",
+                        help=f"add the {WARM!r} column (kg_warm_start; needs --sequential)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=Path("docs/kg-speed.md"))
     parser.add_argument("--title", default="qKG step: CPU and knowledge gradient reached")
     parser.add_argument("--report", nargs="+", type=Path, default=None, metavar="CSV",
@@ -398,8 +651,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-reference", action="store_true",
                         help="timing only (no reference KG), e.g. for high-d states")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.warm and not args.sequential:
+        parser.error("--warm needs --sequential (a warm step starts from the previous step's tree)")
     if args.report:
         rows = pd.concat([pd.read_csv(p) for p in args.report], ignore_index=True)
+        state_kind(rows)  # refuses mixed kinds and shards that disagree on a state
         atomic_write_text(rows.to_csv(index=False), args.out.with_suffix(".csv"))
         atomic_write_text(render_markdown(rows, args.title), args.out)
         print(render_markdown(rows, args.title))
@@ -408,10 +664,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     columns = dict(args.columns)
+    if args.warm:
+        columns[WARM] = {**COLUMNS["current"], "warm_start": True}
     if args.control:
         columns[RANDOM_POINT] = {"fantasies": 0, "num_restarts": 0, "raw_samples": 0}
+    sequential = COLUMNS["current"] if args.sequential else None
     csv = args.out.with_suffix(".csv")
     rows = pd.read_csv(csv) if csv.exists() else pd.DataFrame(columns=KEY)
+    if len(rows) and state_kind(rows) != (SEQUENTIAL if args.sequential else SOBOL):
+        parser.error(f"{csv} holds {state_kind(rows)} states; this run would add others")
     rows = _backfill_v0(rows)
     done = {tuple(r) for r in rows[STATE].itertuples(index=False)}
     for seed in range(args.seed_start, args.seed_start + args.seeds):
@@ -420,7 +681,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if (problem, dim, n, seed) in done:
                     continue
                 new = pd.DataFrame(run_state(problem, dim, n, seed, columns,
-                                             not args.no_reference, args.optimizer_seeds))  # fmt: skip
+                                             not args.no_reference, args.optimizer_seeds,
+                                             sequential))  # fmt: skip
                 rows = pd.concat([rows, new], ignore_index=True) if len(rows) else new
                 atomic_write_text(rows.to_csv(index=False), csv)
                 atomic_write_text(render_markdown(rows, args.title), args.out)
