@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import fnmatch
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -342,6 +342,19 @@ def seed_chunks(seeds: list[int], per_job: int) -> list[tuple[str, list[int]]]:
         label = f"seed{part[0]}" if len(part) == 1 else f"seeds{part[0]}-{part[-1]}"
         chunks.append((label, part))
     return chunks
+
+
+def parse_chunk_label(label: str, seeds: Sequence[int]) -> list[int]:
+    """Seeds of a chunk label (``seed<k>``, ``seeds<a>-<b>``) among ``seeds``; [] if none."""
+    import re
+
+    one = re.fullmatch(r"seed(\d+)", label)
+    if one:
+        return [int(one[1])] if int(one[1]) in {int(s) for s in seeds} else []
+    span = re.fullmatch(r"seeds(\d+)-(\d+)", label)
+    if span is None:
+        return []
+    return sorted(int(s) for s in seeds if int(span[1]) <= int(s) <= int(span[2]))
 
 
 def run_table(config: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -264,3 +264,22 @@ def test_fraction_does_not_depend_on_the_order_of_the_jobs() -> None:
         for order in itertools.permutations(costs)
     }
     assert fractions == {1.0}
+
+
+def test_targets_grouped_unlike_the_config_are_costed_from_their_seeds(tmp_path) -> None:
+    """A config that runs seeds 0-1 as one job, asked for ``seed1.parquet`` by path (Snakemake
+    accepts any seed grouping): the plan costs that file from its one seed instead of being
+    empty; a path outside the config is left out."""
+    config = load_config(REPO / "config" / "smoke.yaml")
+    config["seeds_per_job"] = 2
+    from boexplore.workflow_config import run_table
+
+    row = next(r for r in run_table(config) if r["method"] == "logei")
+    assert row["chunk"] == "seeds0-1"
+    runs = tmp_path / "runs" / row["problem"]
+    wanted = [str(runs / "logei" / "seed1.parquet"), str(runs / "nope" / "seed1.parquet")]
+    plan, line = pg.start_run(config, 2, wanted, results_dir=tmp_path)
+    key = f"bo_run:{row['problem']}/logei/seed1"
+    assert list(plan["costs"]) == [key] and "bo_run 1 job" in line
+    pair = pg.predicted_costs(config)[f"bo_run:{row['problem']}/logei/seeds0-1"]
+    assert 0 < plan["costs"][key] < pair  # one seed of two (plus the start-up of a job)

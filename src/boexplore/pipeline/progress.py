@@ -376,8 +376,12 @@ def start_run(
     done = done_on_disk(results_dir, costs)
     targets = None
     if target_outputs is not None:
+        outputs = list(map(os.path.normpath, target_outputs))
         by_output = output_index(results_dir, costs)
-        targets = [by_output[p] for p in map(os.path.normpath, target_outputs) if p in by_output]
+        costs.update(regrouped_bo_costs(config, results_dir, outputs, by_output))
+        by_output = output_index(results_dir, costs)
+        targets = [by_output[p] for p in outputs if p in by_output]
+        done = done_on_disk(results_dir, costs)
     from boexplore.pipeline.cost import config_calibration
 
     model = wall_model(config_calibration(config))
@@ -397,6 +401,36 @@ def start_run(
         },
     )
     return plan, format_plan_line(plan)
+
+
+def regrouped_bo_costs(
+    config: Mapping[str, Any],
+    results_dir: str | Path,
+    outputs: Iterable[str],
+    known: Mapping[str, str],
+) -> dict[str, float]:
+    """Predicted CPU of BO run files asked for by path whose seed grouping is not the config's
+    (``runs/<p>/<m>/seed3.parquet`` when the config groups seeds 0-3): costed from their own
+    seeds, so a plan over such targets is not empty."""
+    from boexplore.pipeline.cost import bo_job_cost, config_calibration, released_start
+    from boexplore.workflow_config import parse_chunk_label
+
+    root = os.path.normpath(Path(results_dir) / "runs")
+    cal, out = None, {}
+    for path in outputs:
+        rel = os.path.relpath(path, root)
+        parts = Path(rel).parts
+        if path in known or rel.startswith("..") or len(parts) != 3 or not rel.endswith(".parquet"):
+            continue
+        problem, method, chunk = parts[0], parts[1], parts[2][: -len(".parquet")]
+        seeds = parse_chunk_label(chunk, config["seeds"])
+        if not seeds or problem not in config["problems"] or method not in config["methods"]:
+            continue
+        cal = cal or config_calibration(config)
+        start = released_start(config, problem, method, seeds)
+        job = bo_job_cost(config, problem, method, len(seeds), cal, start)
+        out[job_id("bo_run", f"{problem}/{method}/{chunk}")] = job.cpu_s
+    return relabel_restored(out, (config.get("release") or {}).get("traces"), config)
 
 
 def output_index(results_dir: str | Path, ids: Iterable[str]) -> dict[str, str]:
@@ -493,7 +527,11 @@ def onstart_hook(workflow: Any, config: Mapping[str, Any]) -> None:
         jobs = list(workflow.dag.needrun_jobs())
         results_dir = results_dir_of(config)
         outputs = [str(f) for j in jobs for f in j.output]
-        costs_index = output_index(results_dir, predicted_costs(config))
+        costs = predicted_costs(config)
+        known = output_index(results_dir, costs)
+        norm = [os.path.normpath(f) for f in outputs]
+        costs.update(regrouped_bo_costs(config, results_dir, norm, known))
+        costs_index = output_index(results_dir, costs)
         n_other = sum(
             not any(os.path.normpath(str(f)) in costs_index for f in j.output) for j in jobs
         )
