@@ -193,3 +193,22 @@ def test_contrasts_table_by_share_of_budget_when_budgets_differ(tmp_path: Path) 
     assert text.splitlines()[0] == "| contrast | problem (d) | 50 % of budget | 100 % of budget |"
     assert "| a - b | p (2) | n = 40: +0.0100 [+0.0000, +0.0200] (6/8) |  |" in text
     assert "n = 100: +0.0100" in text
+
+
+def test_contrasts_summary_counts_sides_and_growth(tmp_path: Path) -> None:
+    tables = tmp_path / "data" / "t" / "tables"
+    tables.mkdir(parents=True)
+    rows = []
+    for problem, (d30, d100, lo, hi) in {
+        "p": (0.01, 0.02, 0.015, 0.025),  # above zero, grew
+        "q": (-0.01, -0.005, -0.008, -0.002),  # below zero, shrank
+        "r": (0.01, -0.02, -0.03, 0.01),  # interval spans zero, sign flipped
+    }.items():
+        for n, d, a, b in ((30, d30, d30 - 1, d30 + 1), (100, d100, lo, hi)):
+            rows.append(dict(problem=problem, dim=50, contrast="a - b", evaluations=n,
+                             budget=100, seeds=8, mean_diff=d, ci_low=a, ci_high=b, n_positive=4))  # fmt: skip
+    pd.DataFrame(rows).to_csv(tables / "contrasts.csv", index=False)
+    assert rt.contrasts_summary(tmp_path, "t") == (
+        "- a - b: at the largest budget above zero on 1 of 3 problems, below zero on 1; "
+        "further from zero than at the smallest budget on 1."
+    )

@@ -430,6 +430,33 @@ def contrasts_table(repo: Path, tier: str, name: str = "contrasts.csv") -> str:
     return "\n".join(lines)
 
 
+def contrasts_summary(repo: Path, tier: str, name: str = "contrasts.csv") -> str:
+    """One line per contrast of a contrasts table: at each problem's largest evaluation count,
+    on how many problems the 95 % interval lies above / below zero, and on how many the
+    difference has moved away from zero since the smallest count (same sign, larger size)."""
+    path = repo / "data" / tier / "tables" / name
+    if not path.exists():
+        return MISSING.format(what=f"`data/{tier}/tables/{name}`")
+    t = pd.read_csv(path)
+    lines = []
+    for contrast, g in t.groupby("contrast", sort=True):
+        above = below = grew = 0
+        problems = 0
+        for _, p in g.groupby("problem"):
+            p = p.sort_values("evaluations")
+            first, last = p.iloc[0], p.iloc[-1]
+            problems += 1
+            above += last["ci_low"] > 0
+            below += last["ci_high"] < 0
+            same_sign = math.copysign(1, first["mean_diff"]) == math.copysign(1, last["mean_diff"])
+            grew += len(p) > 1 and same_sign and abs(last["mean_diff"]) > abs(first["mean_diff"])
+        lines.append(
+            f"- {contrast}: at the largest budget above zero on {above} of {problems} problems, "
+            f"below zero on {below}; further from zero than at the smallest budget on {grew}."
+        )
+    return "\n".join(lines)
+
+
 def _verdict_cell(row: pd.Series) -> str:
     """``**not reproduced** (0.88)``: a tier's verdict of one claim with its statistic."""
     return f"{verdict_text(row['verdict'])} ({num(row['value'])})"
@@ -473,6 +500,10 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "scope-replicate": lambda repo: tier_scope(repo, "replicate"),
     "contrasts-replicate-long": lambda repo: contrasts_table(repo, "replicate-long"),
     "contrasts-low-d-replicate-long": lambda repo: contrasts_table(
+        repo, "replicate-long", "contrasts_low_d.csv"
+    ),
+    "contrasts-summary-replicate-long": lambda repo: contrasts_summary(repo, "replicate-long"),
+    "contrasts-low-d-summary-replicate-long": lambda repo: contrasts_summary(
         repo, "replicate-long", "contrasts_low_d.csv"
     ),
     "paper1-replicate-long": _claims("replicate-long", 1),
