@@ -63,3 +63,14 @@ def test_missing_method_is_left_out_and_bad_pairs_are_refused(release, capsys):
         main([str(release), "--pairs", "wide-narrow"])
     assert main([str(release), "--pairs", "wide:narrow", "--at", "1.0"]) == 0
     assert "wide - narrow" in capsys.readouterr().out
+
+
+def test_problem_patterns_select_problems(release):
+    (release / "q").mkdir()
+    for method in ("wide", "narrow"):
+        (release / "q" / method).symlink_to(release / "p" / method)
+    both = paired_contrasts(release, [("wide", "narrow")], at=(1.0,))
+    assert sorted(both["problem"]) == ["p", "q"]
+    only_q = paired_contrasts(release, [("wide", "narrow")], at=(1.0,), problems=["q*"])
+    assert only_q["problem"].tolist() == ["q"]
+    assert paired_contrasts(release, [("wide", "narrow")], problems=["lo_*"]).empty

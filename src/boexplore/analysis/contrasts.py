@@ -67,15 +67,20 @@ def paired_contrasts(
     pairs: Sequence[tuple[str, str]],
     at: Sequence[float] = (0.25, 0.5, 0.75, 1.0),
     metric: str = "otsd_norm",
+    problems: Sequence[str] = ("*",),
 ) -> pd.DataFrame:
     """One row per (problem, contrast, evaluation count) with the seed-paired difference.
 
     Seeds are paired only where both methods ran to at least that many evaluations; a
-    contrast with no common seed on a problem is left out.
+    contrast with no common seed on a problem is left out. ``problems``: shell patterns of
+    the problem labels to include (``lo_*``).
     """
+    from fnmatch import fnmatchcase
+
     traces_dir = Path(traces_dir)
     rows = []
-    for problem_dir in sorted(p for p in traces_dir.iterdir() if p.is_dir()):
+    dirs = sorted(p for p in traces_dir.iterdir() if p.is_dir())
+    for problem_dir in [p for p in dirs if any(fnmatchcase(p.name, g) for g in problems)]:
         used = {m for pair in pairs for m in pair if (problem_dir / m).is_dir()}
         scores = {m: method_scores(problem_dir / m, metric) for m in sorted(used)}
         for a, b in pairs:
@@ -133,11 +138,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="evaluation counts (> 1) or budget fractions (<= 1)",
     )
     parser.add_argument("--metric", default="otsd_norm")
+    parser.add_argument(
+        "--problems", nargs="+", default=["*"], help="problem label patterns (e.g. 'lo_*')"
+    )
     parser.add_argument("--out", type=Path, help="write the table here (.csv)")
     args = parser.parse_args(argv)
     if not args.traces_dir.is_dir():
         parser.error(f"{args.traces_dir} is not a directory")
-    table = paired_contrasts(args.traces_dir, args.pairs, args.at, args.metric)
+    table = paired_contrasts(args.traces_dir, args.pairs, args.at, args.metric, args.problems)
     if args.out:
         from boexplore.io import atomic_write
 
