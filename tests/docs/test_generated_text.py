@@ -212,3 +212,7 @@ def test_contrasts_summary_counts_sides_and_growth(tmp_path: Path) -> None:
         "- a - b: at the largest budget above zero on 1 of 3 problems, below zero on 1; "
         "further from zero than at the smallest budget on 1."
     )
+
+    half = rt.contrasts_summary(tmp_path, "t", reference_share=1.0, reference="the end")
+    assert half.endswith("further from zero than at the end on 0.")  # reference = last: none
+    assert rt.render("contrasts-low-d-summary-replicate-long", REPO).startswith("\n- ")

@@ -430,10 +430,17 @@ def contrasts_table(repo: Path, tier: str, name: str = "contrasts.csv") -> str:
     return "\n".join(lines)
 
 
-def contrasts_summary(repo: Path, tier: str, name: str = "contrasts.csv") -> str:
+def contrasts_summary(
+    repo: Path,
+    tier: str,
+    name: str = "contrasts.csv",
+    reference_share: float | None = None,
+    reference: str = "the smallest budget",
+) -> str:
     """One line per contrast of a contrasts table: at each problem's largest evaluation count,
     on how many problems the 95 % interval lies above / below zero, and on how many the
-    difference has moved away from zero since the smallest count (same sign, larger size)."""
+    difference has moved away from zero (same sign, larger size) since the reference count:
+    the smallest, or the one at ``reference_share`` of the budget (a shorter tier's budget)."""
     path = repo / "data" / tier / "tables" / name
     if not path.exists():
         return MISSING.format(what=f"`data/{tier}/tables/{name}`")
@@ -443,16 +450,23 @@ def contrasts_summary(repo: Path, tier: str, name: str = "contrasts.csv") -> str
         above = below = grew = 0
         problems = 0
         for _, p in g.groupby("problem"):
-            p = p.sort_values("evaluations")
-            first, last = p.iloc[0], p.iloc[-1]
+            p = p.sort_values("evaluations").reset_index(drop=True)
+            i_ref = 0
+            if reference_share is not None:
+                i_ref = int((p["evaluations"] / p["budget"] - reference_share).abs().idxmin())
+            first, last = p.iloc[i_ref], p.iloc[-1]
             problems += 1
             above += last["ci_low"] > 0
             below += last["ci_high"] < 0
             same_sign = math.copysign(1, first["mean_diff"]) == math.copysign(1, last["mean_diff"])
-            grew += len(p) > 1 and same_sign and abs(last["mean_diff"]) > abs(first["mean_diff"])
+            grew += (
+                i_ref < len(p) - 1
+                and same_sign
+                and abs(last["mean_diff"]) > abs(first["mean_diff"])
+            )
         lines.append(
             f"- {contrast}: at the largest budget above zero on {above} of {problems} problems, "
-            f"below zero on {below}; further from zero than at the smallest budget on {grew}."
+            f"below zero on {below}; further from zero than at {reference} on {grew}."
         )
     return "\n".join(lines)
 
@@ -502,9 +516,11 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "contrasts-low-d-replicate-long": lambda repo: contrasts_table(
         repo, "replicate-long", "contrasts_low_d.csv"
     ),
-    "contrasts-summary-replicate-long": lambda repo: contrasts_summary(repo, "replicate-long"),
+    "contrasts-summary-replicate-long": lambda repo: contrasts_summary(
+        repo, "replicate-long", reference="30 evaluations (the replicate budget)"
+    ),
     "contrasts-low-d-summary-replicate-long": lambda repo: contrasts_summary(
-        repo, "replicate-long", "contrasts_low_d.csv"
+        repo, "replicate-long", "contrasts_low_d.csv", 0.5, "50 % (the replicate budget)"
     ),
     "paper1-replicate-long": _claims("replicate-long", 1),
     "scope-replicate-long": lambda repo: tier_scope(repo, "replicate-long"),
@@ -537,7 +553,8 @@ def render(name: str, repo: Path) -> str:
     if name not in RENDERERS:
         raise KeyError(f"unknown generated region {name!r}; known: {', '.join(RENDERERS)}")
     text = RENDERERS[name](repo).strip()
-    return f"\n{text}\n" if "\n" in text or text.startswith("|") else text
+    block = "\n" in text or text.startswith(("|", "- "))
+    return f"\n{text}\n" if block else text
 
 
 def rewrite(text: str, repo: Path) -> str:
