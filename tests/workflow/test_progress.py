@@ -283,3 +283,15 @@ def test_targets_grouped_unlike_the_config_are_costed_from_their_seeds(tmp_path)
     assert list(plan["costs"]) == [key] and "bo_run 1 job" in line
     pair = pg.predicted_costs(config)[f"bo_run:{row['problem']}/logei/seeds0-1"]
     assert 0 < plan["costs"][key] < pair  # one seed of two (plus the start-up of a job)
+
+
+def test_a_job_the_release_holds_by_seed_is_planned_as_a_restore(monkeypatch) -> None:
+    """The long tier releases its low-d runs one file per seed; its config runs four seeds per
+    job: the plan counts those jobs as restores, not BO."""
+    monkeypatch.chdir(REPO)
+    config = load_config(REPO / "config" / "replicate-long.yaml")
+    costs = pg.predicted_costs(config)
+    assert "restore_run:lo_branin2/logei/seeds0-3" in costs
+    assert "bo_run:lo_branin2/logei/seeds0-3" not in costs
+    config["release"]["traces"] = "data/no-such-release"  # control: nothing released
+    assert "bo_run:lo_branin2/logei/seeds0-3" in pg.predicted_costs(config)

@@ -130,3 +130,72 @@ def test_workflow_extends_a_released_trace_shorter_than_the_budget(tmp_path):
                           str(config)], cwd=tmp_path, timeout=180)  # fmt: skip
     assert "rule bo_run" in proc.stdout + proc.stderr
     assert "released/b2/random" not in proc.stdout + proc.stderr
+
+
+def _per_seed_release(tmp_path):
+    """The two seeds of `_release_random_b2` released as one file per seed."""
+    trace, (chunk,) = _release_random_b2(tmp_path)
+    per_seed = tmp_path / "per_seed" / "b2" / "random"
+    per_seed.mkdir(parents=True)
+    full = pd.read_parquet(chunk)
+    for s in (0, 1):
+        part = full[full["seed"] == s].reset_index(drop=True)
+        part.attrs = {"boexplore": {"engine": {"v": 1}, "extended_from": {
+            "files": {f"src{s}.parquet": f"sha{s}"}, "rows": 16}}}  # fmt: skip
+        part.to_parquet(per_seed / f"seed{s}.parquet", index=False)
+    return full, per_seed
+
+
+def test_a_job_restores_from_a_release_grouped_by_seed(tmp_path):
+    import pytest
+
+    from boexplore.pipeline.release import restore_seeds
+
+    full, per_seed = _per_seed_release(tmp_path)
+    out = restore_seeds(sorted(per_seed.glob("*.parquet"))[::-1], [0, 1], tmp_path / "j.parquet")
+    back = pd.read_parquet(out)
+    pd.testing.assert_frame_equal(back, expand(full).reset_index(drop=True))
+    files = back.attrs["boexplore"]["extended_from"]["files"]
+    assert files == {"src0.parquet": "sha0", "src1.parquet": "sha1"}
+    with pytest.raises(ValueError, match="seed 2"):
+        restore_seeds([per_seed / "seed0.parquet"], [0, 2], tmp_path / "k.parquet")
+    other = pd.read_parquet(per_seed / "seed1.parquet")
+    other.attrs["boexplore"]["engine"] = {"v": 2}
+    other.to_parquet(per_seed / "seed1.parquet", index=False)
+    with pytest.raises(ValueError, match="identity"):
+        restore_seeds(sorted(per_seed.glob("*.parquet")), [0, 1], tmp_path / "m.parquet")
+
+
+def test_workflow_restores_a_two_seed_job_from_per_seed_files(tmp_path):
+    _, per_seed = _per_seed_release(tmp_path)
+    config = Path(_config(tmp_path, False))
+    config.write_text(config.read_text().replace("methods: {random: random, sobol: sobol}",
+                                                 "methods: {random: random}")
+                      + "release: {traces: per_seed}\n")  # fmt: skip
+    proc = run_snakemake(["-n", "--cores", "1", "--until", "score_run", "--configfile",
+                          str(config)], cwd=tmp_path, timeout=180)  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    assert "restore_run" in out and "rule bo_run" not in out
+    assert "per_seed/b2/random/seed0.parquet" in out and "per_seed/b2/random/seed1.parquet" in out
+    # control: one seed missing from the release -> the job runs BO
+    (per_seed / "seed1.parquet").unlink()
+    proc = run_snakemake(["-n", "--cores", "1", "--until", "score_run", "--configfile",
+                          str(config)], cwd=tmp_path, timeout=180)  # fmt: skip
+    assert "bo_run" in proc.stdout + proc.stderr
+
+
+def test_export_keeps_a_release_file_whose_trace_is_unchanged(tmp_path):
+    import os
+
+    _, (released,) = _release_random_b2(tmp_path)
+    made = tmp_path / "made" / "b2" / "random" / "seeds0-1.parquet"
+    restore_trace(released, made)  # as the workflow does: the run file is now newer
+    os.utime(released, ns=(1, 1))
+    export_traces(tmp_path / "made", tmp_path / "released")
+    assert released.stat().st_mtime_ns == 1  # same trace: not rewritten
+    changed = pd.read_parquet(made)
+    changed.loc[0, "y"] += 1.0
+    changed.to_parquet(made, index=False)
+    export_traces(tmp_path / "made", tmp_path / "released")
+    assert released.stat().st_mtime_ns > 1

@@ -176,6 +176,7 @@ RELEASE_EXTEND = bool(RELEASE.get("extend", True))
 RELEASE_PREFIXES = RELEASE.get("extend_from") or RELEASE_TRACES
 from boexplore.pipeline.release import prefix_files as _prefix_files
 from boexplore.pipeline.release import released_evaluations as _released_evaluations
+from boexplore.pipeline.release import released_seeds as _released_seeds
 
 
 def _release_file(wildcards):
@@ -183,11 +184,19 @@ def _release_file(wildcards):
 
 
 def restore_source(wildcards):
-    """The released trace to restore; one shorter than the budget is not restored (bo_run
-    extends or re-runs it)."""
+    """The released traces to restore; one shorter than the budget is not restored (bo_run
+    extends or re-runs it). A job whose file the release lacks restores from the files that
+    hold its seeds at the full budget (a release grouped by seed, a job grouped by four)."""
     path = _release_file(wildcards)
+    budget = run_budget(wildcards)[0]
     n = _released_evaluations(path)
-    return f"{path}.shorter-than-budget" if n is not None and n < run_budget(wildcards)[0] else path
+    if n is not None:
+        return f"{path}.shorter-than-budget" if n < budget else path
+    found = _released_seeds(RELEASE_TRACES, wildcards.problem, wildcards.method)
+    seeds = CHUNK_SEEDS[wildcards.chunk]
+    if seeds and all(s in found and found[s][1] >= budget for s in seeds):
+        return sorted({str(found[s][0]) for s in seeds})
+    return path
 
 
 def extend_source(wildcards):

@@ -26,6 +26,8 @@ if RELEASE_TRACES:
             restore_source,
         output:
             f"{RESULTS}/runs/{{problem}}/{{method}}/{{chunk}}.parquet",
+        params:
+            seeds=lambda wc: CHUNK_SEEDS[wc.chunk],
         log:
             f"{LOGS}/restore/{{problem}}/{{method}}/{{chunk}}.log",
         threads: 1

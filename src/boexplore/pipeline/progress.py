@@ -177,6 +177,21 @@ def predicted_costs(config: Mapping[str, Any]) -> dict[str, float]:
 RESTORE_CPU_S = 1.5
 
 
+def _held_by_seed(root: Path, key: str, config: Mapping[str, Any]) -> bool:
+    """Whether the release holds every seed of job ``key`` (``problem/method/chunk``) at the
+    full budget in files grouped otherwise (the workflow restores it from them)."""
+    from boexplore.pipeline.release import released_seeds
+    from boexplore.workflow_config import parse_chunk_label, problem_design
+
+    problem, method, chunk = key.split("/")
+    if problem not in config.get("problems", {}):
+        return False
+    seeds = parse_chunk_label(chunk, config["seeds"])
+    found = released_seeds(root, problem, method)
+    budget = problem_design(config, problem)[1]
+    return bool(seeds) and all(s in found and found[s][1] >= budget for s in seeds)
+
+
 def relabel_restored(
     costs: Mapping[str, float],
     release_traces: str | None,
@@ -196,8 +211,9 @@ def relabel_restored(
         key = jid.split(":", 1)[1]
         path = root / f"{key}.parquet"
         if not path.exists():
-            continue
-        if config is not None:
+            if config is None or not _held_by_seed(root, key, config):
+                continue
+        elif config is not None:
             n = released_evaluations(path)
             if n is not None and n < problem_design(config, key.split("/")[0])[1]:
                 continue  # extended by bo_run

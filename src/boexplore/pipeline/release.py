@@ -52,8 +52,9 @@ def expand(trace: pd.DataFrame) -> pd.DataFrame:
 def export_traces(runs_dir: Path, out_dir: Path) -> list[Path]:
     """Write compact copies of every ``*.parquet`` under ``runs_dir`` into ``out_dir``.
 
-    Incremental: a release file newer than its source is kept (its mtime, which Snakemake
-    compares with the restored run files, does not change). Returns every release file.
+    Incremental: a release file newer than its source, or holding the same trace, is kept
+    (its mtime, which Snakemake compares with the restored run files, does not change).
+    Returns every release file.
     """
     runs_dir, out_dir = Path(runs_dir), Path(out_dir)
     written = []
@@ -62,11 +63,20 @@ def export_traces(runs_dir: Path, out_dir: Path) -> list[Path]:
         written.append(dst)
         if dst.exists() and dst.stat().st_mtime >= src.stat().st_mtime:
             continue
+        trace = compact(pd.read_parquet(src))
+        if dst.exists() and _same_trace(trace, pd.read_parquet(dst)):
+            continue  # e.g. a run file restored from this release: rewriting it would make
+            # the workflow restore (and rescore) it again
         dst.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(compact(pd.read_parquet(src)), dst, compression=COMPRESSION)
+        atomic_write(trace, dst, compression=COMPRESSION)
     if not written:
         raise FileNotFoundError(f"no trace files (*.parquet) under {runs_dir}")
     return written
+
+
+def _same_trace(a: pd.DataFrame, b: pd.DataFrame) -> bool:
+    """Same columns, dtypes, values (NaN equal to NaN) and attributes."""
+    return a.attrs == b.attrs and a.dtypes.equals(b.dtypes) and a.equals(b)
 
 
 def restore_trace(src: Path, dst: Path) -> Path:
@@ -74,6 +84,45 @@ def restore_trace(src: Path, dst: Path) -> Path:
     trace = pd.read_parquet(src)
     if len(trace) == 0:
         raise ValueError(f"released trace {src} has no rows")
+    return atomic_write(expand(trace), Path(dst))
+
+
+def merged_identity(frames: Sequence[pd.DataFrame]) -> dict:
+    """Attributes of traces joined into one file: the first's, with the union of the released
+    prefixes they extend (``extended_from.files``); other fields must agree."""
+    attrs = [f.attrs for f in frames]
+    out = {k: v for k, v in attrs[0].items()} if attrs else {}
+    ids = [a.get("boexplore", {}) for a in attrs]
+    if not ids or not ids[0]:
+        return out
+    files: dict[str, str] = {}
+    for ident in ids:
+        files.update((ident.get("extended_from") or {}).get("files", {}))
+    base = {k: v for k, v in ids[0].items() if k != "extended_from"}
+    for ident in ids[1:]:
+        other = {k: v for k, v in ident.items() if k != "extended_from"}
+        if other != base:
+            raise ValueError("released traces of one job disagree on their identity")
+    merged = dict(ids[0])
+    if files:
+        merged["extended_from"] = {**ids[0]["extended_from"], "files": dict(sorted(files.items()))}
+    out["boexplore"] = merged
+    return out
+
+
+def restore_seeds(srcs: Sequence[Path], seeds: Sequence[int], dst: Path) -> Path:
+    """Write the run file ``dst`` of a job over ``seeds`` from released traces that group the
+    seeds differently (e.g. per-seed files for a four-seed job): the seeds' rows in seed
+    order, float64, their identities merged. Refuses a seed missing from ``srcs``."""
+    frames = [pd.read_parquet(p) for p in srcs]
+    parts = []
+    for seed in sorted(int(s) for s in seeds):
+        rows = [f[f["seed"] == seed] for f in frames if (f["seed"] == seed).any()]
+        if not rows:
+            raise ValueError(f"no released trace of seed {seed} in {[str(p) for p in srcs]}")
+        parts.append(rows[0])
+    trace = pd.concat(parts, ignore_index=True)
+    trace.attrs = merged_identity(frames)
     return atomic_write(expand(trace), Path(dst))
 
 
