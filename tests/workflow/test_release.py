@@ -140,7 +140,7 @@ def _per_seed_release(tmp_path):
     full = pd.read_parquet(chunk)
     for s in (0, 1):
         part = full[full["seed"] == s].reset_index(drop=True)
-        part.attrs = {"boexplore": {"engine": {"v": 1}, "extended_from": {
+        part.attrs = {"boexplore": {"engine": {"v": 1}, "git_commit": "ab"[s], "extended_from": {
             "files": {f"src{s}.parquet": f"sha{s}"}, "rows": 16}}}  # fmt: skip
         part.to_parquet(per_seed / f"seed{s}.parquet", index=False)
     return full, per_seed
@@ -156,6 +156,7 @@ def test_a_job_restores_from_a_release_grouped_by_seed(tmp_path):
     back = pd.read_parquet(out)
     pd.testing.assert_frame_equal(back, expand(full).reset_index(drop=True))
     files = back.attrs["boexplore"]["extended_from"]["files"]
+    assert back.attrs["boexplore"]["git_commits"] == ["a", "b"]
     assert files == {"src0.parquet": "sha0", "src1.parquet": "sha1"}
     with pytest.raises(ValueError, match="seed 2"):
         restore_seeds([per_seed / "seed0.parquet"], [0, 2], tmp_path / "k.parquet")

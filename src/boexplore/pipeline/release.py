@@ -89,7 +89,8 @@ def restore_trace(src: Path, dst: Path) -> Path:
 
 def merged_identity(frames: Sequence[pd.DataFrame]) -> dict:
     """Attributes of traces joined into one file: the first's, with the union of the released
-    prefixes they extend (``extended_from.files``); other fields must agree."""
+    prefixes they extend (``extended_from.files``) and, when they differ, the commits they were
+    made at (``git_commits``); every other field (engine, numerics) must agree."""
     attrs = [f.attrs for f in frames]
     out = {k: v for k, v in attrs[0].items()} if attrs else {}
     ids = [a.get("boexplore", {}) for a in attrs]
@@ -98,12 +99,16 @@ def merged_identity(frames: Sequence[pd.DataFrame]) -> dict:
     files: dict[str, str] = {}
     for ident in ids:
         files.update((ident.get("extended_from") or {}).get("files", {}))
-    base = {k: v for k, v in ids[0].items() if k != "extended_from"}
+    free = ("extended_from", "git_commit")  # the commit a run was made at is provenance
+    base = {k: v for k, v in ids[0].items() if k not in free}
     for ident in ids[1:]:
-        other = {k: v for k, v in ident.items() if k != "extended_from"}
+        other = {k: v for k, v in ident.items() if k not in free}
         if other != base:
             raise ValueError("released traces of one job disagree on their identity")
     merged = dict(ids[0])
+    commits = sorted({str(i["git_commit"]) for i in ids if i.get("git_commit")})
+    if len(commits) > 1:
+        merged["git_commits"] = commits
     if files:
         merged["extended_from"] = {**ids[0]["extended_from"], "files": dict(sorted(files.items()))}
     out["boexplore"] = merged
