@@ -28,3 +28,16 @@ def _close_matplotlib_figures():
     plt = sys.modules.get("matplotlib.pyplot")
     if plt is not None:
         plt.close("all")
+
+
+@pytest.fixture
+def quiet_single_thread():
+    """One torch thread and no library warnings (BoTorch / GPyTorch numerics chatter)."""
+    import warnings
+
+    import torch
+
+    torch.set_num_threads(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield

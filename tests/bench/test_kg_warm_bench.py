@@ -1,7 +1,6 @@
 """The qKG benchmark's warm-start column: BO-like sequential states, the kept tree, the report."""
 
 import json
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -16,12 +15,7 @@ TINY = {"fantasies": 4, "num_restarts": 3, "raw_samples": 16}
 WARM_TINY = {**TINY, "warm_start": True}
 
 
-@pytest.fixture(autouse=True)
-def _quiet_single_thread():
-    torch.set_num_threads(1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.usefixtures("quiet_single_thread")
 
 
 @pytest.fixture(scope="module")

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
-import torch
 
 # Tiny optimiser settings keep every test fast (quick suite < 60 s on one core).
 FAST = {"num_restarts": 2, "raw_samples": 32, "mc_samples": 16, "acq_maxiter": 20}
 
 
 @pytest.fixture(autouse=True)
-def _quiet_single_thread():
-    torch.set_num_threads(1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+def _quiet(quiet_single_thread):
+    yield
 
 
 class Quadratic:
