@@ -158,6 +158,7 @@ def test_tier_comparison_pairs_claims_and_variants(tmp_path: Path) -> None:
             ("P1-C4", "ts_polish", 1.0, "reproduced", 0.75, ""),
             ("P1-C4", "ts", 0.0, "not reproduced", None, "not reproduced at any prefix"),
             ("P1-X1", "", 1.0, "reproduced", None, ""),
+            ("P1-C6", "", None, "missing data: no matched variant pairs", None, ""),
         ],
     }
     for tier, data in rows.items():
@@ -172,6 +173,7 @@ def test_tier_comparison_pairs_claims_and_variants(tmp_path: Path) -> None:
     assert "| P1-C4 (`ts`) | **not reproduced** (0) | **not reproduced** (0) |" in text
     assert "| P1-X1 | not decided | **reproduced** (1) |" in text
     assert "P1-C1" not in text  # decided only in the shorter tier
+    assert "P1-C6" not in text  # no data in the longer tier
     assert "missing" in rt.tier_comparison(tmp_path, "short", "absent")
 
 
