@@ -74,3 +74,9 @@ def test_problem_patterns_select_problems(release):
     only_q = paired_contrasts(release, [("wide", "narrow")], at=(1.0,), problems=["q*"])
     assert only_q["problem"].tolist() == ["q"]
     assert paired_contrasts(release, [("wide", "narrow")], problems=["lo_*"]).empty
+
+
+def test_a_cell_with_too_few_common_seeds_is_left_out(release):
+    # `narrow` has seeds 0-3 in common with `wide`
+    assert paired_contrasts(release, [("wide", "narrow")], at=(1.0,), min_seeds=5).empty
+    assert len(paired_contrasts(release, [("wide", "narrow")], at=(1.0,), min_seeds=4)) == 1

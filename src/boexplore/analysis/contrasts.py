@@ -68,12 +68,13 @@ def paired_contrasts(
     at: Sequence[float] = (0.25, 0.5, 0.75, 1.0),
     metric: str = "otsd_norm",
     problems: Sequence[str] = ("*",),
+    min_seeds: int = 3,
 ) -> pd.DataFrame:
     """One row per (problem, contrast, evaluation count) with the seed-paired difference.
 
     Seeds are paired only where both methods ran to at least that many evaluations; a
-    contrast with no common seed on a problem is left out. ``problems``: shell patterns of
-    the problem labels to include (``lo_*``).
+    contrast with fewer than ``min_seeds`` common seeds on a problem (a cell still running) is
+    left out. ``problems``: shell patterns of the problem labels to include (``lo_*``).
     """
     from fnmatch import fnmatchcase
 
@@ -88,7 +89,7 @@ def paired_contrasts(
                 continue
             sa, sb = scores[a], scores[b]
             seeds = sorted(set(sa.columns) & set(sb.columns))
-            if not seeds:
+            if len(seeds) < max(min_seeds, 1):
                 continue
             budget = int(min(sa[seeds].last_valid_index(), sb[seeds].last_valid_index()))
             dim = _dim_of(problem_dir / a)
@@ -141,11 +142,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--problems", nargs="+", default=["*"], help="problem label patterns (e.g. 'lo_*')"
     )
+    parser.add_argument(
+        "--min-seeds", type=int, default=3, help="fewest common seeds a contrast needs"
+    )
     parser.add_argument("--out", type=Path, help="write the table here (.csv)")
     args = parser.parse_args(argv)
     if not args.traces_dir.is_dir():
         parser.error(f"{args.traces_dir} is not a directory")
-    table = paired_contrasts(args.traces_dir, args.pairs, args.at, args.metric, args.problems)
+    table = paired_contrasts(
+        args.traces_dir, args.pairs, args.at, args.metric, args.problems, args.min_seeds
+    )
     if args.out:
         from boexplore.io import atomic_write
 
