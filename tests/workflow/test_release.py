@@ -200,3 +200,16 @@ def test_export_keeps_a_release_file_whose_trace_is_unchanged(tmp_path):
     changed.to_parquet(made, index=False)
     export_traces(tmp_path / "made", tmp_path / "released")
     assert released.stat().st_mtime_ns > 1
+
+
+def test_export_skips_a_job_file_whose_seeds_the_release_holds_per_seed(tmp_path):
+    from boexplore.pipeline.release import restore_seeds
+
+    _, per_seed = _per_seed_release(tmp_path)
+    runs = tmp_path / "runs" / "b2" / "random"
+    restore_seeds(sorted(per_seed.glob("*.parquet")), [0, 1], runs / "seeds0-1.parquet")
+    export_traces(tmp_path / "runs", tmp_path / "per_seed")
+    assert sorted(p.name for p in per_seed.glob("*.parquet")) == ["seed0.parquet", "seed1.parquet"]
+    # control: a release without them takes the job file
+    export_traces(tmp_path / "runs", tmp_path / "fresh")
+    assert (tmp_path / "fresh" / "b2" / "random" / "seeds0-1.parquet").exists()

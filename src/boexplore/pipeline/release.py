@@ -58,8 +58,11 @@ def export_traces(runs_dir: Path, out_dir: Path) -> list[Path]:
     """
     runs_dir, out_dir = Path(runs_dir), Path(out_dir)
     written = []
-    for src in sorted(runs_dir.rglob("*.parquet")):
+    sources = sorted(runs_dir.rglob("*.parquet"))
+    for src in sources:
         dst = out_dir / src.relative_to(runs_dir)
+        if not dst.exists() and _held_elsewhere(src, dst):
+            continue  # restored from release files that group its seeds otherwise
         written.append(dst)
         if dst.exists() and dst.stat().st_mtime >= src.stat().st_mtime:
             continue
@@ -69,9 +72,20 @@ def export_traces(runs_dir: Path, out_dir: Path) -> list[Path]:
             # the workflow restore (and rescore) it again
         dst.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(trace, dst, compression=COMPRESSION)
-    if not written:
+    if not sources:
         raise FileNotFoundError(f"no trace files (*.parquet) under {runs_dir}")
     return written
+
+
+def _held_elsewhere(src: Path, dst: Path) -> bool:
+    """Whether every seed of run file ``src`` is already in other release files next to
+    ``dst`` (a job restored from a release grouped by seed): exporting it would hold each
+    of those seeds twice."""
+    others = [p for p in dst.parent.glob("*.parquet") if p != dst]
+    if not others:
+        return False
+    held = {s for p in others for s in _seed_counts(p)}
+    return set(_seed_counts(src)) <= held
 
 
 def _same_trace(a: pd.DataFrame, b: pd.DataFrame) -> bool:
