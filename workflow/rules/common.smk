@@ -176,7 +176,7 @@ RELEASE_EXTEND = bool(RELEASE.get("extend", True))
 RELEASE_PREFIXES = RELEASE.get("extend_from") or RELEASE_TRACES
 from boexplore.pipeline.release import prefix_files as _prefix_files
 from boexplore.pipeline.release import released_evaluations as _released_evaluations
-from boexplore.pipeline.release import released_seeds as _released_seeds
+from boexplore.pipeline.release import complete_seed_files as _complete_seed_files
 
 
 def _release_file(wildcards):
@@ -192,11 +192,10 @@ def restore_source(wildcards):
     n = _released_evaluations(path)
     if n is not None:
         return f"{path}.shorter-than-budget" if n < budget else path
-    found = _released_seeds(RELEASE_TRACES, wildcards.problem, wildcards.method)
-    seeds = CHUNK_SEEDS[wildcards.chunk]
-    if seeds and all(s in found and found[s][1] >= budget for s in seeds):
-        return sorted({str(found[s][0]) for s in seeds})
-    return path
+    files = _complete_seed_files(
+        RELEASE_TRACES, wildcards.problem, wildcards.method, CHUNK_SEEDS[wildcards.chunk], budget
+    )
+    return [str(f) for f in files] if files else path
 
 
 def extend_source(wildcards):

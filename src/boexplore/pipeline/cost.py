@@ -466,7 +466,7 @@ def workflow_job_costs(config: Mapping[str, Any], cal=None) -> list[JobCost]:
 def released_complete(config: Mapping[str, Any], cal=None) -> tuple[int, float]:
     """``bo_run`` jobs whose every seed the data release (``release.traces``) holds at the full
     budget, and their predicted CPU seconds: Snakemake restores them instead of running BO."""
-    from boexplore.pipeline.release import released_seeds
+    from boexplore.pipeline.release import complete_seed_files
     from boexplore.workflow_config import problem_design, run_table
 
     root = (config.get("release") or {}).get("traces")
@@ -475,9 +475,8 @@ def released_complete(config: Mapping[str, Any], cal=None) -> tuple[int, float]:
     cal = cal or config_calibration(config)
     n, cpu = 0, 0.0
     for row in run_table(config):
-        found = released_seeds(root, row["problem"], row["method"])
         budget = problem_design(config, row["problem"])[1]
-        if row["seeds"] and all(s in found and found[s][1] >= budget for s in row["seeds"]):
+        if complete_seed_files(root, row["problem"], row["method"], row["seeds"], budget):
             start = released_start(config, row["problem"], row["method"], row["seeds"])
             job = bo_job_cost(config, row["problem"], row["method"], len(row["seeds"]), cal, start)
             n, cpu = n + 1, cpu + job.cpu_s
@@ -883,5 +882,6 @@ def calibrate(
 
 def _chunk_len(config: Mapping[str, Any], key: str) -> int:
     """Seeds of a BO chunk label (``seed<k>`` or ``seeds<a>-<b>``)."""
-    m = re.fullmatch(r"seeds(\d+)-(\d+)", key.rsplit("/", 1)[-1])
-    return 1 if m is None else sum(int(m[1]) <= int(s) <= int(m[2]) for s in config["seeds"])
+    from boexplore.workflow_config import parse_chunk_label
+
+    return len(parse_chunk_label(key.rsplit("/", 1)[-1], config["seeds"])) or 1

@@ -180,16 +180,15 @@ RESTORE_CPU_S = 1.5
 def _held_by_seed(root: Path, key: str, config: Mapping[str, Any]) -> bool:
     """Whether the release holds every seed of job ``key`` (``problem/method/chunk``) at the
     full budget in files grouped otherwise (the workflow restores it from them)."""
-    from boexplore.pipeline.release import released_seeds
+    from boexplore.pipeline.release import complete_seed_files
     from boexplore.workflow_config import parse_chunk_label, problem_design
 
     problem, method, chunk = key.split("/")
     if problem not in config.get("problems", {}):
         return False
     seeds = parse_chunk_label(chunk, config["seeds"])
-    found = released_seeds(root, problem, method)
     budget = problem_design(config, problem)[1]
-    return bool(seeds) and all(s in found and found[s][1] >= budget for s in seeds)
+    return complete_seed_files(root, problem, method, seeds, budget) is not None
 
 
 def relabel_restored(

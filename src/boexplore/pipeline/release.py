@@ -176,6 +176,18 @@ def released_seeds(root: str | Path, problem: str, method: str) -> dict[int, tup
     }
 
 
+def complete_seed_files(
+    root: str | Path, problem: str, method: str, seeds: Sequence[int], budget: int
+) -> list[Path] | None:
+    """Released files that hold every one of ``seeds`` at the full ``budget`` (however they
+    group them), or None when a seed is missing or shorter: a job over ``seeds`` restores
+    from these instead of running BO."""
+    found = released_seeds(root, problem, method)
+    if not seeds or not all(s in found and found[s][1] >= budget for s in seeds):
+        return None
+    return sorted({found[s][0] for s in seeds})
+
+
 def prefix_files(
     root: str | Path, problem: str, method: str, seeds: Sequence[int], budget: int
 ) -> list[Path]:
