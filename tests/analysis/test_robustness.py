@@ -31,7 +31,7 @@ from boexplore.analysis.stats import (
     wilcoxon_two_sided,
 )
 from boexplore.analysis.summaries import final_rows
-from boexplore.analysis.verdict import NOT_REPRODUCED, REPRODUCED, UNDECIDED
+from boexplore.analysis.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 from boexplore.analysis.views import final_at_fraction, final_at_steps, resample_seeds
 from boexplore.workflow_config import is_excluded
 
@@ -164,10 +164,17 @@ def test_designed_verdicts_are_stable_early_and_keep_the_old_columns(designed, t
         rel, *(tmp_path / f for f in ("c.csv", "c.md", "p.csv", "u.csv", "b.csv", "s.csv"))
     )
     assert "What each verdict depends on" in (tmp_path / "c.md").read_text()
-    from boexplore.plotting.budget import plot_budget_curves
+    from boexplore.plotting.budget import budget_panels, plot_budget_curves
 
-    out = plot_budget_curves(pd.read_csv(tmp_path / "b.csv"), tmp_path / "budget.png")
+    table = pd.read_csv(tmp_path / "b.csv")
+    out = plot_budget_curves(table, tmp_path / "budget.png")
     assert out[0].stat().st_size > 10_000
+    # a claim without data at every prefix (a tier that runs none of its methods) gets no panel
+    panels = budget_panels(table)
+    assert ("P1-C6", "") in panels
+    gone = table.copy()
+    gone.loc[gone["claim_id"] == "P1-C6", "decision"] = MISSING
+    assert budget_panels(gone) == [k for k in panels if k[0] != "P1-C6"]
 
 
 def test_sensitivity_names_the_beta_that_breaks_c5(designed):

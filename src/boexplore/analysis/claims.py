@@ -332,7 +332,7 @@ def _final_verdict(decision: str, needs: str, missing_note: str = "") -> str:
         return decision
     if decision == MISSING:
         return f"{MISSING}: {missing_note}" if missing_note else MISSING
-    if needs.startswith(("not decided", "budgets", "runs for")):
+    if needs.startswith(("not decided", "budgets", "no runs for")):
         return f"{UNDECIDABLE_PREFIX}: {needs}"
     return f"{UNDECIDABLE_PREFIX}: needs {needs}" if needs else UNDECIDABLE_PREFIX
 
@@ -354,7 +354,7 @@ def _rule_row(
     needs = _needs(parts)
     gaps = [p["part"] for p in parts if p["decision"] == MISSING]
     if decision == UNDECIDED and gaps:  # a part without data blocks reproduction: say which
-        gap = "runs for " + ", ".join(gaps)
+        gap = "no runs for " + ", ".join(gaps)
         needs = f"{needs}; {gap}" if needs else gap
     return {
         "claim_id": cid,

@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.verdict import NOT_REPRODUCED, REPRODUCED
+from boexplore.analysis.verdict import MISSING, NOT_REPRODUCED, REPRODUCED
 from boexplore.plotting.io import save_figure
 from boexplore.plotting.style import label_color, set_style
 
@@ -83,6 +83,28 @@ def _verdict_strip(ax: Any, x: np.ndarray, decisions: Iterable[str]) -> None:
             )
 
 
+def _fractions(budget: pd.DataFrame) -> pd.DataFrame:
+    fr = budget[budget["prefix_kind"] == "fraction"].copy()
+    fr["variant"] = fr["variant"].fillna("").astype(str)
+    return fr
+
+
+def budget_panels(budget: pd.DataFrame) -> list[tuple[str, str]]:
+    """(claim, variant) of every claim row with data at some budget fraction, in table order
+    (C3's tie-aware parts are not panels; a claim whose methods the tier does not run is
+    left out)."""
+    fr = _fractions(budget)
+    rows = fr[fr["part"].fillna("") == ""]
+    keys = list(dict.fromkeys(zip(rows["claim_id"], rows["variant"], strict=True)))
+    return [
+        k
+        for k in keys
+        if (
+            rows.loc[(rows["claim_id"] == k[0]) & (rows["variant"] == k[1]), "decision"] != MISSING
+        ).any()
+    ]
+
+
 def plot_budget_curves(
     budget: pd.DataFrame,
     png_path: str | os.PathLike,
@@ -90,12 +112,13 @@ def plot_budget_curves(
     config_section: Mapping[str, Any] | None = None,
     metric: str = "otsd_norm",
 ) -> list[Path]:
-    """Statistic + interval + verdict of every claim row against the budget fraction."""
+    """Statistic + interval + verdict of every claim row against the budget fraction.
+
+    Claims without data at every prefix (a tier that runs none of their methods) get no panel;
+    a part without runs is named "(no runs)" in its panel's legend."""
     set_style()
-    fr = budget[budget["prefix_kind"] == "fraction"].copy()
-    fr["variant"] = fr["variant"].fillna("").astype(str)
-    rows = fr[fr["part"].fillna("") == ""]  # claim rows (C3's tie-aware parts are not panels)
-    keys = list(dict.fromkeys(zip(rows["claim_id"], rows["variant"], strict=True)))
+    fr = _fractions(budget)
+    keys = budget_panels(budget)
     n = max(1, len(keys))
     ncol = 3
     nrow = math.ceil(n / ncol)
@@ -121,6 +144,8 @@ def plot_budget_curves(
                 subj = _subject(cid, var, str(pg["a_label"].iloc[0]), str(pg["b_label"].iloc[0]))
                 col = label_color(subj) if subj and subj != "nan" else "black"
                 ls = LINESTYLES[k % len(LINESTYLES)]
+                if pg["value"].isna().all():
+                    name = f"{name} (no runs)"
                 ax.plot(px, pg["value"], color=col, ls=ls, marker=".", lw=1.5, label=name)
                 ax.fill_between(px, pg["ci_low"], pg["ci_high"], color=col, alpha=0.15, lw=0)
             ax.axhline(0.0, color="grey", ls="--", lw=0.8)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mkdocs.structure.files import File, Files
 
-FIGURE_RUNS = ("default", "replicate")
+FIGURE_RUNS = ("default", "replicate", "replicate-long")
 SUFFIXES = (".png", ".pdf", ".json")
 
 
