@@ -237,3 +237,14 @@ def test_estimate_says_what_the_release_already_holds(tmp_path, capsys) -> None:
     assert cost.released_complete(config)[0] < held
     assert main(["estimate", "--configfile", str(REPO / "config" / "replicate.yaml")]) == 0
     assert "BO still to run 0.0 CPU-h" in capsys.readouterr().out
+
+
+def test_long_budget_release_holds_every_bo_job() -> None:
+    """The long tier's release is complete: its workflow rebuilds tables and figures without
+    BO (low-d jobs restore from per-seed files, high-d ones from 100-evaluation traces)."""
+    from boexplore.workflow_config import load_config
+
+    config = load_config(REPO / "config" / "replicate-long.yaml")
+    config["release"]["traces"] = str(REPO / config["release"]["traces"])
+    n_jobs = sum(1 for j in cost.workflow_job_costs(config) if j.rule == "bo_run")
+    assert cost.released_complete(config)[0] == n_jobs
