@@ -95,14 +95,10 @@ def budget_panels(budget: pd.DataFrame) -> list[tuple[str, str]]:
     left out)."""
     fr = _fractions(budget)
     rows = fr[fr["part"].fillna("") == ""]
-    keys = list(dict.fromkeys(zip(rows["claim_id"], rows["variant"], strict=True)))
-    return [
-        k
-        for k in keys
-        if (
-            rows.loc[(rows["claim_id"] == k[0]) & (rows["variant"] == k[1]), "decision"] != MISSING
-        ).any()
-    ]
+    with_data = rows[rows["decision"] != MISSING]
+    present = set(zip(with_data["claim_id"], with_data["variant"], strict=True))
+    keys = dict.fromkeys(zip(rows["claim_id"], rows["variant"], strict=True))
+    return [k for k in keys if k in present]
 
 
 def plot_budget_curves(
