@@ -117,3 +117,28 @@ def test_manifest_reads_the_stamped_identity_and_the_verify_table(tmp_path):
     _trace(seed=1).assign(y=lambda t: t["y"] + 1.0).to_parquet(traces / "p/m/seed1.parquet")
     changed = trace_manifest(traces, None, man.reset_index()).set_index("chunk")
     assert changed.loc["seed1", "reproduced"] == "not checked"
+
+
+def test_an_extended_trace_is_rerun_from_the_prefix_it_recorded(tmp_path, monkeypatch):
+    """The re-run of a trace that continues a released prefix starts from that prefix (read as
+    the workflow reads it); a prefix file that is missing or not the recorded one is refused."""
+    from boexplore.io import atomic_write, sha256_file
+    from boexplore.pipeline.release import expand
+
+    monkeypatch.chdir(tmp_path)
+    prefix = Path("released/p/m/seed0.parquet")
+    prefix.parent.mkdir(parents=True)
+    atomic_write(compact(_trace(n=12)), prefix)
+    committed = _trace(n=20)
+    assert verify.released_prefix(committed) is None  # run from its first evaluation
+    committed.attrs["boexplore"] = {
+        "extended_from": {"files": {str(prefix): sha256_file(prefix)}, "rows": 12}
+    }
+    got = verify.released_prefix(committed)
+    pd.testing.assert_frame_equal(got, expand(pd.read_parquet(prefix)))
+    committed.attrs["boexplore"]["extended_from"]["files"] = {str(prefix): "0" * 64}
+    with pytest.raises(ValueError, match="sha256"):
+        verify.released_prefix(committed)
+    committed.attrs["boexplore"]["extended_from"]["files"] = {"released/p/m/gone.parquet": "x"}
+    with pytest.raises(FileNotFoundError, match="gone"):
+        verify.released_prefix(committed)

@@ -55,6 +55,7 @@ class TraceCheck:
     max_abs_dy: float
     cpu_seconds: float
     profile: str
+    prefix_evaluations: int = 0
 
     @property
     def identical(self) -> bool:
@@ -140,6 +141,34 @@ def compare_trace(new: pd.DataFrame, old: pd.DataFrame) -> dict[str, Any]:
     }
 
 
+def released_prefix(committed: pd.DataFrame, root: Path = Path(".")) -> pd.DataFrame | None:
+    """The released traces ``committed`` continues (its identity's ``extended_from``), expanded
+    to float64 as the workflow reads them; None for a trace run from its first evaluation.
+
+    A re-run must extend the same prefix (made perhaps under another numerics profile) rather
+    than start afresh, so a missing prefix file, or one whose sha256 is not the recorded one,
+    is an error: the re-run would be compared with a run it did not continue.
+    """
+    from boexplore.io import sha256_file
+    from boexplore.pipeline.release import expand
+
+    source = (committed.attrs.get("boexplore") or {}).get("extended_from") or {}
+    files = source.get("files") or {}
+    if not files:
+        return None
+    frames = []
+    for name, digest in sorted(files.items()):
+        path = Path(root) / name
+        if not path.exists():
+            raise FileNotFoundError(
+                f"the trace extends {name}, which is not here (run from the repository root)"
+            )
+        if sha256_file(path) != digest:
+            raise ValueError(f"{name} is not the prefix the trace extends (sha256 differs)")
+        frames.append(expand(pd.read_parquet(path)))
+    return pd.concat(frames, ignore_index=True)
+
+
 def rerun_job(
     job: ReleaseJob,
     config: Mapping[str, Any],
@@ -149,7 +178,9 @@ def rerun_job(
 ) -> list[TraceCheck]:
     """Re-run every seed of ``job`` with the config's settings; compare each with the release.
 
-    With ``keep_dir`` the re-run traces are stored there in the release layout.
+    A trace that continues a released prefix is re-run the way the workflow made it: from the
+    same prefix (:func:`released_prefix`), so only its own evaluations are re-computed. With
+    ``keep_dir`` the re-run traces are stored there in the release layout.
     """
     import torch
 
@@ -168,9 +199,12 @@ def rerun_job(
     torch.set_num_threads(int(settings.pop("torch_threads", 1)))
     extra = dict(settings.pop("extra", {}) or {})
     committed = pd.read_parquet(job.path)
+    prefix = released_prefix(committed)
     checks = []
     traces = []
     for seed in sorted(int(s) for s in committed["seed"].unique()):
+        own = prefix[prefix["seed"] == seed] if prefix is not None else None
+        own = own if own is not None and len(own) else None
         t0 = time.process_time()
         trace = run_bo(
             problem,
@@ -180,6 +214,7 @@ def rerun_job(
             n_init=n_init,
             method_label=job.method,
             problem_label=job.problem,
+            extend_from=own,
             **settings,
             **extra,
         )
@@ -195,6 +230,7 @@ def rerun_job(
                 seed=seed,
                 cpu_seconds=round(cpu, 2),
                 profile=profile,
+                prefix_evaluations=0 if own is None else len(own),
                 **diff,
             )
         )
@@ -276,9 +312,11 @@ def format_report(table: pd.DataFrame, summary: Mapping[str, Any], profile: str)
             f"(eval {row.first_divergent_eval}), max |dx| {row.max_abs_dx:.3g}, "
             f"max |dy| {row.max_abs_dy:.3g}"
         )
+        k = int(getattr(row, "prefix_evaluations", 0) or 0)
+        prefix = f"; evaluations 1-{k} are the released prefix it extends" if k else ""
         lines.append(
             f"{row.problem}/{row.method}/{row.chunk} seed {row.seed}: {where} "
-            f"[{row.cpu_seconds:.1f} CPU-s]"
+            f"[{row.cpu_seconds:.1f} CPU-s{prefix}]"
         )
     lines.append(json.dumps(summary))
     return "\n".join(lines)
