@@ -119,9 +119,9 @@ def test_manifest_reads_the_stamped_identity_and_the_verify_table(tmp_path):
     assert changed.loc["seed1", "reproduced"] == "not checked"
 
 
-def test_an_extended_trace_is_rerun_from_the_prefix_it_recorded(tmp_path, monkeypatch):
-    """The re-run of a trace that continues a released prefix starts from that prefix (read as
-    the workflow reads it); a prefix file that is missing or not the recorded one is refused."""
+def test_released_prefix_is_the_recorded_file_and_nothing_else(tmp_path, monkeypatch):
+    """verify re-runs an extended trace from the prefix its identity records (read as the
+    workflow reads it); a prefix file that is missing or not the recorded one is refused."""
     from boexplore.io import atomic_write, sha256_file
     from boexplore.pipeline.release import expand
 
