@@ -93,6 +93,12 @@ def _same_trace(a: pd.DataFrame, b: pd.DataFrame) -> bool:
     return a.attrs == b.attrs and a.dtypes.equals(b.dtypes) and a.equals(b)
 
 
+def read_released(files: Sequence[str | Path]) -> pd.DataFrame:
+    """Released trace files read as the pipeline reads them (float64), one frame: the prefix a
+    run extends, in the workflow and in ``boexplore verify`` alike."""
+    return pd.concat([expand(pd.read_parquet(f)) for f in files], ignore_index=True)
+
+
 def restore_trace(src: Path, dst: Path) -> Path:
     """Write the pipeline's float64 run file ``dst`` from a released trace ``src``."""
     trace = pd.read_parquet(src)

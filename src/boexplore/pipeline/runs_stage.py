@@ -52,9 +52,9 @@ def run_from_spec(
     source_seeds: set[int] = set()
     if extend_from:
         from boexplore.io import sha256_file
-        from boexplore.pipeline.release import expand
+        from boexplore.pipeline.release import read_released
 
-        source = pd.concat([expand(pd.read_parquet(f)) for f in extend_from], ignore_index=True)
+        source = read_released(extend_from)
         source_seeds = {int(s) for s in source["seed"].unique()}
         log.info(
             "extending the runs of %s (%d rows)", ", ".join(map(str, extend_from)), len(source)

@@ -150,13 +150,12 @@ def released_prefix(committed: pd.DataFrame, root: Path = Path(".")) -> pd.DataF
     is an error: the re-run would be compared with a run it did not continue.
     """
     from boexplore.io import sha256_file
-    from boexplore.pipeline.release import expand
+    from boexplore.pipeline.release import read_released
 
     source = (committed.attrs.get("boexplore") or {}).get("extended_from") or {}
     files = source.get("files") or {}
     if not files:
         return None
-    frames = []
     for name, digest in sorted(files.items()):
         path = Path(root) / name
         if not path.exists():
@@ -165,8 +164,7 @@ def released_prefix(committed: pd.DataFrame, root: Path = Path(".")) -> pd.DataF
             )
         if sha256_file(path) != digest:
             raise ValueError(f"{name} is not the prefix the trace extends (sha256 differs)")
-        frames.append(expand(pd.read_parquet(path)))
-    return pd.concat(frames, ignore_index=True)
+    return read_released([Path(root) / name for name in sorted(files)])
 
 
 def rerun_job(
