@@ -122,6 +122,27 @@ def test_seed_resample_keeps_pairs():
     )
 
 
+@pytest.mark.parametrize(
+    ("decs", "start"),
+    [
+        ([UNDECIDED] * 4, "decided at no prefix (25/50/75/100 %: U/U/U/U)"),
+        ([UNDECIDED, NOT_REPRODUCED, UNDECIDED, UNDECIDED], "reproduced at no prefix"),
+        ([NOT_REPRODUCED, REPRODUCED, REPRODUCED, REPRODUCED], "reproduced from 50 %"),
+        ([REPRODUCED, REPRODUCED, UNDECIDED, NOT_REPRODUCED], "reproduced at 25 % but not"),
+    ],
+)
+def test_budget_trend_says_what_the_prefixes_decided(decs, start):
+    """A claim undecided at every prefix is not called 'not reproduced'."""
+    from boexplore.analysis.robustness import budget_summary
+
+    curves = pd.DataFrame(
+        {"claim_id": "C", "variant": "", "part": "", "prefix_kind": "fraction",
+         "prefix": [0.25, 0.5, 0.75, 1.0], "decision": decs, "value": [0.1, 0.2, 0.3, 0.4]}
+    )  # fmt: skip
+    trend = budget_summary(curves)["budget_trend"].iloc[0]
+    assert trend.startswith(start), trend
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.sampled_from([REPRODUCED, NOT_REPRODUCED, UNDECIDED]), min_size=1, max_size=6))
 def test_holds_from_is_the_start_of_the_final_reproduced_run(decs):

@@ -150,13 +150,13 @@ def test_tier_comparison_pairs_claims_and_variants(tmp_path: Path) -> None:
     cols = ["claim_id", "variant", "value", "verdict", "holds_from", "budget_trend"]
     rows = {
         "short": [
-            ("P1-C4", "ts", 0.0, "not reproduced", None, "not reproduced at any prefix"),
+            ("P1-C4", "ts", 0.0, "not reproduced", None, "reproduced at no prefix"),
             ("P1-C4", "ts_polish", 0.5, "undecidable", None, ""),
             ("P1-C1", "", 0.8, "reproduced", 0.5, ""),
         ],
         "long": [
             ("P1-C4", "ts_polish", 1.0, "reproduced", 0.75, ""),
-            ("P1-C4", "ts", 0.0, "not reproduced", None, "not reproduced at any prefix"),
+            ("P1-C4", "ts", 0.0, "not reproduced", None, "reproduced at no prefix"),
             ("P1-X1", "", 1.0, "reproduced", None, ""),
             ("P1-C6", "", None, "missing data: no matched variant pairs", None, ""),
         ],

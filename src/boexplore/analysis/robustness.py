@@ -183,8 +183,10 @@ def budget_summary(curves: pd.DataFrame) -> pd.DataFrame:
         elif (fr["decision"] == REPRODUCED).any():
             first = fr.loc[fr["decision"] == REPRODUCED, "prefix"].min()
             trend = f"reproduced at {100 * first:.0f} % but not at the full budget"
+        elif (fr["decision"] == NOT_REPRODUCED).any():
+            trend = f"reproduced at no prefix ({pct} %: {seq})"
         else:
-            trend = f"not reproduced at any prefix ({pct} %: {seq})"
+            trend = f"decided at no prefix ({pct} %: {seq})"
         if math.isfinite(hs):
             trend += f"; from {hs:.0f} BO steps"
         out.append(
