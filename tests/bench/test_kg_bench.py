@@ -53,6 +53,40 @@ def test_cost_fit_recovers_the_power_law():
     assert np.isfinite(fit["a"]) and fit["a"] > 0
 
 
+def test_cost_fit_with_curvature_recovers_growth_faster_than_a_power_of_n():
+    rows = []
+    for problem, dim in (("a", 2), ("b", 6), ("c", 60)):
+        for n in (20, 80, 100, 300, 500):
+            ln_n = np.log(n / 100)
+            cpu = 30.0 * np.exp(0.6 * ln_n + 0.5 * ln_n**2) * (1 + dim / 10) ** 0.4
+            for seed in range(2 if n < 100 else 1):  # cells, not rows, carry the weight
+                rows.append({"problem": problem, "dim": dim, "n": n, "seed": seed,
+                             "column": "current", "fantasies": 64, "num_restarts": 10,
+                             "raw_samples": 1024, "cpu_s": cpu})  # fmt: skip
+    fit = cost_fit(pd.DataFrame(rows), curvature=True)
+    assert fit["b"] == pytest.approx(0.6) and fit["b2"] == pytest.approx(0.5)
+    assert fit["c"] == pytest.approx(0.4)
+    assert "b2" not in cost_fit(pd.DataFrame(rows))  # the pilot's plain power law
+
+
+def test_cost_calibration_holds_the_fit_of_the_committed_qkg_steps():
+    """The cost model's qKG terms are the refit of docs/kg-speed.csv + docs/kg-memory.csv
+    (``python -m boexplore.bench.kg_memory --calibrate``), not typed."""
+    from pathlib import Path
+
+    from boexplore.bench.kg_memory import cpu_calibration, read_rows
+    from boexplore.pipeline.cost import load_calibration
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    fit = cpu_calibration(read_rows(docs / "kg-memory.csv"), docs / "kg-speed.csv")
+    bo = load_calibration()["bo"]
+    assert bo["acq_scale"]["kg"] == pytest.approx(fit["a"], abs=1e-4)
+    shape = bo["acq_shape_by_method"]["kg"]
+    for key in ("b", "b2", "c"):
+        assert shape[key] == pytest.approx(fit[key], abs=1e-4), key
+    assert bo["kg_fantasy_fixed"] == pytest.approx(fit["fantasy_fixed"], abs=1e-3)
+
+
 def test_one_real_qkg_step():
     model, bounds = _state("branin", 2, 8, 0)
     x, cpu = kg_step(model, bounds, {"fantasies": 4, "num_restarts": 2, "raw_samples": 16}, 0)

@@ -96,6 +96,26 @@ def test_acquisition_time_is_capped_by_the_guard(paper) -> None:
     assert unguarded > 33
 
 
+def test_estimate_names_the_steps_the_guard_would_replace(paper) -> None:
+    """Steps predicted over acq_timeout are counted per method (they become random points),
+    more of them under a tighter limit, none without a limit or for model-free methods."""
+    config = copy.deepcopy(paper)
+    assert cost.timed_out_steps({**config, "bo": {**config["bo"], "acq_timeout": None}}) == []
+    counts = []
+    for timeout in (3000.0, 300.0, 30.0):
+        config["bo"] = {**paper["bo"], "acq_timeout": timeout, "by_method": {}}
+        rows = {r["method"]: r for r in cost.timed_out_steps(config)}
+        assert "random" not in rows and "sobol" not in rows
+        counts.append(rows["kg"]["steps_over"] if "kg" in rows else 0)
+        for r in rows.values():
+            assert 0 < r["steps_over"] <= r["steps"] and r["first_n"] >= paper["n_init"]
+    assert counts[0] < counts[1] < counts[2]
+    text = cost.format_timed_out(cost.timed_out_steps(config))
+    assert "kg:" in text and "random points" in text
+    # the paper config gives qKG a limit its predicted steps stay under
+    assert "kg" not in {r["method"] for r in cost.timed_out_steps(paper)}
+
+
 def test_requests_are_capped_and_grow_with_attempts(paper) -> None:
     job = cost.bo_job_cost(paper, "lasso180", "kg", 1)
     assert job.cpu_s > 24 * 3600  # longer than a 24 h partition allows

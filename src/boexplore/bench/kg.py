@@ -459,22 +459,31 @@ def gain_ratios(rows: pd.DataFrame, base: str = "current", n_boot: int = 2000) -
     return pd.DataFrame(out)
 
 
-def cost_fit(rows: pd.DataFrame) -> dict[str, float]:
+def cost_fit(rows: pd.DataFrame, curvature: bool = False) -> dict[str, float]:
     """The cost model's qKG terms fitted to the measured steps (``pipeline/cost.py``).
 
     ``log cpu = log a + b log(n/100) + c log(1 + d/10)`` on the ``current`` column, ``a``
     rescaled to the calibration's reference effort (10 restarts, 512 raw samples), and the
     share ``f`` of a step that does not scale with fantasies: ``cpu(F)/cpu(64) = f + (1 - f)
     F/64``, from the columns with equal effort and fewer fantasies (median over states).
+    ``curvature``: fit on the mean of each (problem, d, n) cell, with a ``b2 log(n/100)^2``
+    term, for steps spanning n = 20-500, where the cost grows faster than one power of n.
     """
     from boexplore.pipeline.cost import REF_RAW, REF_RESTARTS
 
     rows = rows[~_warm_rows(rows)]  # a warm step is not the cost model's cold step
     cur = rows[rows["column"] == "current"]
-    design = np.column_stack([np.ones(len(cur)), np.log(cur["n"] / 100.0),
-                              np.log1p(cur["dim"] / 10.0)])  # fmt: skip
-    (log_a, b, c), *_ = np.linalg.lstsq(design, np.log(cur["cpu_s"].to_numpy(float)), rcond=None)
     r0, s0 = cur.iloc[0][["num_restarts", "raw_samples"]]
+    if curvature:
+        cur = cur.groupby(["problem", "dim", "n"], as_index=False)["cpu_s"].mean()
+    ln_n = np.log(cur["n"].to_numpy(float) / 100.0)
+    columns = [np.ones(len(cur)), ln_n, np.log1p(cur["dim"].to_numpy(float) / 10.0)]
+    if curvature:
+        columns.append(ln_n**2)
+    coef, *_ = np.linalg.lstsq(np.column_stack(columns), np.log(cur["cpu_s"].to_numpy(float)),
+                               rcond=None)  # fmt: skip
+    log_a, b, c = coef[:3]
+    b2 = float(coef[3]) if curvature else 0.0
     effort = 0.7 * r0 / REF_RESTARTS + 0.3 * s0 / REF_RAW
     shares = []
     rows = _with_opt_seed(rows)
@@ -486,7 +495,8 @@ def cost_fit(rows: pd.DataFrame) -> dict[str, float]:
             ratio, frac = r["cpu_s"] / full.loc[k], r["fantasies"] / 64.0
             shares.append((ratio - frac) / (1.0 - frac))
     f = float(np.clip(np.median(shares), 0.0, 1.0)) if shares else float("nan")
-    return {"a": float(np.exp(log_a) / effort), "b": float(b), "c": float(c), "fantasy_fixed": f}
+    out = {"a": float(np.exp(log_a) / effort), "b": float(b), "c": float(c), "fantasy_fixed": f}
+    return out | ({"b2": b2} if curvature else {})
 
 
 def warm_decision(rows: pd.DataFrame, column: str = WARM, base: str = "current",

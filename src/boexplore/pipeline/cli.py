@@ -113,6 +113,9 @@ def _estimate(args: argparse.Namespace) -> int:
     jobs = cost.workflow_job_costs(config, cal)
     print(f"config {args.configfile} (run {config['run_name']}): {len(jobs)} compute jobs")
     print(cost.format_summary(cost.summarize(jobs, config), config))
+    timed_out = cost.format_timed_out(cost.timed_out_steps(config, cal))
+    if timed_out:
+        print(timed_out)
     n_held, cpu_held = cost.released_complete(config, cal)
     if n_held:
         bo_cpu = sum(j.cpu_s for j in jobs if j.rule == "bo_run")

@@ -69,10 +69,15 @@ def _read_text(path: str) -> str:
 
 # --- BO jobs -------------------------------------------------------------------------------
 def _power(coef: Mapping[str, float], n: float, d: int) -> float:
-    """``a * (n/100)^b * (1 + d/10)^c``, with an optional n x d interaction ``e`` in log space."""
+    """``a * (n/100)^b * (1 + d/10)^c``, with optional terms in log space: an n x d
+    interaction ``e`` and a curvature ``b2`` (``b2 log(n/100)^2``: cost growing faster than
+    one power of n, as qKG's does from n = 100 on)."""
     ln_n, ln_d = math.log(max(n, 1.0) / 100.0), math.log1p(d / 10.0)
     return coef["a"] * math.exp(
-        coef["b"] * ln_n + coef["c"] * ln_d + coef.get("e", 0.0) * ln_n * ln_d
+        coef["b"] * ln_n
+        + coef.get("b2", 0.0) * ln_n * ln_n
+        + coef["c"] * ln_d
+        + coef.get("e", 0.0) * ln_n * ln_d
     )
 
 
@@ -188,8 +193,10 @@ def bo_peak_mem_mb(
         fantasies = int(method.params.get("fantasies", 64))
         restarts = int(bo.get("num_restarts", REF_RESTARTS))
         cap = bo.get("kg_memory_cap_mb", (bo.get("extra") or {}).get("kg_memory_cap_mb"))
-        batch = kg_batch_limit(budget, d, method.q, fantasies, restarts, cap)
-        return KG_MEMORY.step_peak_mb(budget, d, method.q, fantasies, batch_limit=batch)
+        raw = int(bo.get("raw_samples", REF_RAW))
+        batch = kg_batch_limit(budget, d, method.q, fantasies, restarts, cap, raw_samples=raw)
+        return KG_MEMORY.step_peak_mb(budget, d, method.q, fantasies, batch_limit=batch,
+                                      raw_samples=raw)  # fmt: skip
     extra = mem["per_n2_mb"] * (n / 100.0) ** 2 + mem["per_nd_mb"] * n * d / 1e4
     if method.base in EXPENSIVE_METHODS:
         extra *= mem["expensive_factor"]
@@ -250,6 +257,51 @@ def _bo_seed_cached(
     return (
         bo_seed_seconds(spec, name, d, budget, n_init, bo, cal, start),
         bo_peak_mem_mb(spec, budget, d, cal, bo),
+    )
+
+
+def timed_out_steps(config: Mapping[str, Any], cal: Mapping[str, Any] | None = None
+                    ) -> list[dict[str, Any]]:  # fmt: skip
+    """BO steps whose predicted acquisition time exceeds ``bo.acq_timeout``, per method.
+
+    The engine aborts such a step and evaluates uniform random points instead, so these
+    steps are not the method's: one row per method with any, giving the steps over the limit
+    and all steps of one seed summed over the config's problems, and the problem where it
+    starts earliest (smallest n)."""
+    from boexplore.workflow_config import is_excluded, method_bo_settings, problem_design
+
+    cal = cal or config_calibration(config)
+    out = []
+    for method, spec_str in config["methods"].items():
+        spec, bo = parse_method(str(spec_str)), method_bo_settings(config, method)
+        timeout = bo.get("acq_timeout")
+        if not timeout or spec.base in MODEL_FREE:
+            continue
+        uncapped = {**bo, "acq_timeout": None}
+        over = total = 0
+        first: tuple[int, str] | None = None
+        for problem in config["problems"]:
+            if is_excluded(config, problem, method):
+                continue
+            d, budget, n_init = problem_design(config, problem)
+            for n in range(n_init, budget, spec.q):
+                total += 1
+                if bo_iteration_seconds(spec, n, d, uncapped, cal)[1] > float(timeout):
+                    over += 1
+                    first = min(first, (n, problem)) if first else (n, problem)
+        if over:
+            out.append({"method": method, "timeout_s": float(timeout), "steps_over": over,
+                        "steps": total, "first_n": first[0], "first_problem": first[1]})  # fmt: skip
+    return out
+
+
+def format_timed_out(rows: list[dict[str, Any]]) -> str:
+    """One line per method of :func:`timed_out_steps` ('' when no step is predicted over)."""
+    return "\n".join(
+        f"{r['method']}: {r['steps_over']:,} of {r['steps']:,} BO steps per seed predicted over "
+        f"bo.acq_timeout = {r['timeout_s']:.0f} s ({r['steps_over'] / r['steps']:.0%}; from "
+        f"n = {r['first_n']} on {r['first_problem']}): the engine replaces them with random points"
+        for r in rows
     )
 
 

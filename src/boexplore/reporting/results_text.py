@@ -296,13 +296,16 @@ def estimate_text(repo: Path, configfile: str) -> str:
     from boexplore.workflow_config import load_config
 
     config = load_config(repo / configfile)
-    jobs = cost.workflow_job_costs(config, cost.config_calibration(config))
+    cal = cost.config_calibration(config)
+    jobs = cost.workflow_job_costs(config, cal)
+    timed_out = cost.format_timed_out(cost.timed_out_steps(config, cal))
     return "\n".join(
         [
             "```text",
             f"$ boexplore estimate --configfile {configfile}",
             f"config {configfile} (run {config['run_name']}): {len(jobs)} compute jobs",
             cost.format_summary(cost.summarize(jobs, config), config),
+            *([timed_out] if timed_out else []),
             "```",
         ]
     )
@@ -316,6 +319,25 @@ def estimate_total(repo: Path, configfile: str) -> str:
     config = load_config(repo / configfile)
     total = sum(j.cpu_s for j in cost.workflow_job_costs(config, cost.config_calibration(config)))
     return f"{total / 3600:,.0f} CPU-hours" if total >= 360_000 else f"{total / 3600:.2f} CPU-hours"
+
+
+def estimate_other_methods(repo: Path, configfile: str, leading: str, named: int = 2) -> str:
+    """``JES ≈ 430, PES ≈ 310, every other method < 100 CPU-hours``: the BO CPU-hours of the
+    next ``named`` methods after ``leading`` and a bound on the rest (rounded up)."""
+    from boexplore.pipeline import cost
+    from boexplore.workflow_config import load_config
+
+    config = load_config(repo / configfile)
+    hours: dict[str, float] = {}
+    for j in cost.workflow_job_costs(config, cost.config_calibration(config)):
+        if j.rule == "bo_run":
+            method = j.key.split("/")[1]
+            hours[method] = hours.get(method, 0.0) + j.cpu_s / 3600.0
+    ranked = sorted((m for m in hours if m != leading), key=hours.get, reverse=True)
+    top = ", ".join(f"{m.upper()} ≈ {hours[m]:,.0f}" for m in ranked[:named])
+    rest = max((hours[m] for m in ranked[named:]), default=0.0)
+    bound = 10 ** math.ceil(math.log10(rest)) if rest > 0 else 1
+    return f"{top}, every other method < {bound:,} CPU-hours"
 
 
 def estimate_method_hours(repo: Path, configfile: str, method: str) -> str:
@@ -339,7 +361,8 @@ def estimate_kg_cheap(repo: Path, configfile: str) -> str:
     config = copy.deepcopy(load_config(repo / configfile))
     config["methods"]["kg"] = "kg(fantasies=32)"
     bo = config.setdefault("bo", {})
-    bo.setdefault("by_method", {})["kg"] = {"num_restarts": 5, "raw_samples": 512}
+    by_method = bo.setdefault("by_method", {})
+    by_method["kg"] = {**by_method.get("kg", {}), "num_restarts": 5, "raw_samples": 512}
     total = sum(j.cpu_s for j in cost.workflow_job_costs(config, cost.config_calibration(config)))
     return f"{total / 3600:,.0f} CPU-hours"
 
@@ -542,6 +565,7 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "kg-memory": lambda repo: _kg_memory(repo),
     "estimate-paper-kg": lambda repo: estimate_method_hours(repo, "config/paper.yaml", "kg"),
     "estimate-paper-kg-cheap": lambda repo: estimate_kg_cheap(repo, "config/paper.yaml"),
+    "estimate-paper-others": lambda repo: estimate_other_methods(repo, "config/paper.yaml", "kg"),
 }
 
 

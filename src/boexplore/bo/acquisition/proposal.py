@@ -103,7 +103,13 @@ def optimizer_options(
             n, d = acqf.model.train_inputs[0].shape[-2:]
             fantasies = int(getattr(acqf, "num_fantasies", 1))
             options["batch_limit"] = kg_batch_limit(
-                int(n), int(d), q, fantasies, settings.num_restarts, settings.kg_memory_cap_mb
+                int(n),
+                int(d),
+                q,
+                fantasies,
+                settings.num_restarts,
+                settings.kg_memory_cap_mb,
+                raw_samples=settings.raw_samples,
             )
     if isinstance(acqf, qPredictiveEntropySearch):
         options.update(PES_OPTIONS)
