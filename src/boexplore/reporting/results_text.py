@@ -340,6 +340,24 @@ def estimate_other_methods(repo: Path, configfile: str, leading: str, named: int
     return f"{top}, every other method < {bound:,} CPU-hours"
 
 
+def estimate_guard_without_override(repo: Path, configfile: str, method: str) -> str:
+    """What the global ``bo.acq_timeout`` would do to ``method`` without its own limit."""
+    import copy
+
+    from boexplore.pipeline import cost
+    from boexplore.workflow_config import load_config
+
+    config = copy.deepcopy(load_config(repo / configfile))
+    (config["bo"].get("by_method") or {}).get(method, {}).pop("acq_timeout", None)
+    rows = [r for r in cost.timed_out_steps(config) if r["method"] == method]
+    if not rows:
+        return f"the global limit would replace none of {method}'s steps"
+    r = rows[0]
+    return (f"at the global {r['timeout_s']:,.0f} s the guard would replace "
+            f"{r['steps_over'] / r['steps']:.0%} of {method}'s steps with random points (from "
+            f"n = {r['first_n']} on {r['first_problem']})")  # fmt: skip
+
+
 def estimate_method_hours(repo: Path, configfile: str, method: str) -> str:
     """``7,900 CPU-hours``: the cost model's CPU-hours of one method's BO jobs."""
     from boexplore.pipeline import cost
@@ -566,6 +584,9 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "estimate-paper-kg": lambda repo: estimate_method_hours(repo, "config/paper.yaml", "kg"),
     "estimate-paper-kg-cheap": lambda repo: estimate_kg_cheap(repo, "config/paper.yaml"),
     "estimate-paper-others": lambda repo: estimate_other_methods(repo, "config/paper.yaml", "kg"),
+    "estimate-paper-kg-guard": lambda repo: estimate_guard_without_override(
+        repo, "config/paper.yaml", "kg"
+    ),
 }
 
 
