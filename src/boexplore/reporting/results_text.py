@@ -321,9 +321,8 @@ def estimate_total(repo: Path, configfile: str) -> str:
     return f"{total / 3600:,.0f} CPU-hours" if total >= 360_000 else f"{total / 3600:.2f} CPU-hours"
 
 
-def estimate_other_methods(repo: Path, configfile: str, leading: str, named: int = 2) -> str:
-    """``JES ≈ 430, PES ≈ 310, every other method < 100 CPU-hours``: the BO CPU-hours of the
-    next ``named`` methods after ``leading`` and a bound on the rest (rounded up)."""
+def _bo_hours_by_method(repo: Path, configfile: str) -> dict[str, float]:
+    """The cost model's CPU-hours of each method's BO jobs in a config."""
     from boexplore.pipeline import cost
     from boexplore.workflow_config import load_config
 
@@ -333,6 +332,13 @@ def estimate_other_methods(repo: Path, configfile: str, leading: str, named: int
         if j.rule == "bo_run":
             method = j.key.split("/")[1]
             hours[method] = hours.get(method, 0.0) + j.cpu_s / 3600.0
+    return hours
+
+
+def estimate_other_methods(repo: Path, configfile: str, leading: str, named: int = 2) -> str:
+    """``JES ≈ 430, PES ≈ 310, every other method < 100 CPU-hours``: the BO CPU-hours of the
+    next ``named`` methods after ``leading`` and a bound on the rest (rounded up)."""
+    hours = _bo_hours_by_method(repo, configfile)
     ranked = sorted((m for m in hours if m != leading), key=hours.get, reverse=True)
     top = ", ".join(f"{m.upper()} ≈ {hours[m]:,.0f}" for m in ranked[:named])
     rest = max((hours[m] for m in ranked[named:]), default=0.0)
@@ -360,13 +366,7 @@ def estimate_guard_without_override(repo: Path, configfile: str, method: str) ->
 
 def estimate_method_hours(repo: Path, configfile: str, method: str) -> str:
     """``7,900 CPU-hours``: the cost model's CPU-hours of one method's BO jobs."""
-    from boexplore.pipeline import cost
-    from boexplore.workflow_config import load_config
-
-    config = load_config(repo / configfile)
-    jobs = cost.workflow_job_costs(config, cost.config_calibration(config))
-    total = sum(j.cpu_s for j in jobs if j.rule == "bo_run" and j.key.split("/")[1] == method)
-    return f"{total / 3600:,.0f} CPU-hours"
+    return f"{_bo_hours_by_method(repo, configfile).get(method, 0.0):,.0f} CPU-hours"
 
 
 def estimate_kg_cheap(repo: Path, configfile: str) -> str:
