@@ -258,3 +258,23 @@ def test_raasp_column_reports_perturbed_coordinates(fast):
     n_pert = trace["raasp_n_perturbed"].to_numpy()[5:]
     # d = 4: p = min(20/4, 0.5) = 0.5 -> ~2 of 4 coordinates, never all on average
     assert np.all((n_pert >= 1) & (n_pert < 3.5)), n_pert
+
+
+def test_gp_prior_setting_changes_the_trace_and_is_in_the_identity_only_when_set(fast, tmp_path):
+    """The default prior keeps the identity traces had before the setting existed."""
+    from boexplore.bo.checkpoint import read_checkpoint
+
+    def run(name: str, **kw):
+        ck = tmp_path / f"{name}.ckpt"
+        trace = run_bo(Quadratic(3), "logei", seed=2, budget=9, n_init=4, checkpoint=ck, **kw)
+        return trace, read_checkpoint(ck).meta["identity"]["settings"]
+
+    default, s_default = run("default", **fast)
+    explicit, s_explicit = run("explicit", gp_prior="dim_scaled", **fast)
+    gamma, s_gamma = run("gamma", gp_prior="gamma", **fast)
+    assert "gp_prior" not in s_default and s_explicit == s_default
+    assert s_gamma["gp_prior"] == "gamma"
+    xs = [f"x_{j}" for j in range(3)]
+    pd.testing.assert_frame_equal(default[xs], explicit[xs])
+    np.testing.assert_array_equal(default[xs].to_numpy()[:4], gamma[xs].to_numpy()[:4])
+    assert not np.allclose(default[xs].to_numpy()[4:], gamma[xs].to_numpy()[4:])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 import boexplore.bo.model as model_mod
@@ -51,3 +52,37 @@ def test_total_failure_returns_usable_model(monkeypatch):
     assert info.status == "failed" and info.attempts == 2
     post = model.posterior(X[:3])
     assert torch.isfinite(post.mean).all()
+
+
+def test_gamma_prior_is_botorchs_earlier_default():
+    """gp_prior='gamma': scaled Matern-5/2 with the Gamma priors BoTorch used before 0.12."""
+    from gpytorch.kernels import MaternKernel, RBFKernel, ScaleKernel
+    from gpytorch.priors import GammaPrior, LogNormalPrior
+
+    X, Y = _data()
+    old, info = fit_gp(X, Y, prior="gamma")
+    assert info.status == "ok"
+    assert isinstance(old.covar_module, ScaleKernel)
+    base = old.covar_module.base_kernel
+    assert isinstance(base, MaternKernel) and base.nu == 2.5
+    ls_prior = base.lengthscale_prior
+    assert isinstance(ls_prior, GammaPrior)
+    assert (float(ls_prior.concentration), float(ls_prior.rate)) == pytest.approx((3.0, 6.0))
+    noise_prior = old.likelihood.noise_covar.noise_prior
+    assert (float(noise_prior.concentration), float(noise_prior.rate)) == pytest.approx((1.1, 0.05))
+    new, _ = fit_gp(X, Y)
+    assert isinstance(new.covar_module, RBFKernel)
+    assert isinstance(new.covar_module.lengthscale_prior, LogNormalPrior)
+    # the two priors fit different lengthscales on the same data (the setting matters)
+    ls_old = old.covar_module.base_kernel.lengthscale.detach()
+    assert not torch.allclose(ls_old, new.covar_module.lengthscale.detach())
+
+
+def test_unknown_prior_is_refused():
+    X, Y = _data()
+    with pytest.raises(ValueError, match="unknown GP prior"):
+        fit_gp(X, Y, prior="wishart")
+    from boexplore.bo.settings import BOSettings
+
+    with pytest.raises(ValueError, match="gp_prior"):
+        BOSettings.from_kwargs(gp_prior="flat")

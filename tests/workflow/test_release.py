@@ -213,3 +213,35 @@ def test_export_skips_a_job_file_whose_seeds_the_release_holds_per_seed(tmp_path
     # control: a release without them takes the job file
     export_traces(tmp_path / "runs", tmp_path / "fresh")
     assert (tmp_path / "fresh" / "b2" / "random" / "seeds0-1.parquet").exists()
+
+
+def test_several_release_roots_restore_full_budget_and_extend_the_rest(tmp_path):
+    """``extend_from`` as a list: a seed is found in the first root that holds it; a job whose
+    seeds a root holds at the full budget restores from it, a shorter one is extended."""
+    from boexplore.pipeline.release import (
+        complete_seed_files,
+        prefix_files,
+        release_roots,
+        restore_roots,
+    )
+
+    def release(root: str, seed: int, n: int) -> Path:
+        path = tmp_path / root / "b2" / "random" / f"seed{seed}.parquet"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame({"seed": [seed] * n, "y": np.zeros(n, np.float32)}).to_parquet(path)
+        return path
+
+    long0 = release("long", 0, 12)
+    short0 = release("short", 0, 8)
+    short1 = release("short", 1, 8)
+    roots = ["long", "short"]
+    roots = [tmp_path / r for r in roots]
+    assert complete_seed_files(roots, "b2", "random", [0], 12) == [long0]
+    assert complete_seed_files(roots[::-1], "b2", "random", [0], 12) is None  # first root wins
+    assert complete_seed_files(roots, "b2", "random", [0, 1], 12) is None  # seed 1 is short
+    assert prefix_files(roots, "b2", "random", [0, 1], 12) == sorted([long0, short1])
+    assert prefix_files(roots, "b2", "random", [1], 6) == []  # longer than the budget: not a prefix
+    assert short0.exists() and release_roots(str(roots[0])) == (roots[0],)
+    rel = {"traces": "own", "extend_from": ["long", "short"]}
+    assert restore_roots(rel) == (Path("own"), Path("long"), Path("short"))
+    assert restore_roots({"traces": "own"}) == (Path("own"),)

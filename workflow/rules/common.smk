@@ -177,6 +177,7 @@ RELEASE_PREFIXES = RELEASE.get("extend_from") or RELEASE_TRACES
 from boexplore.pipeline.release import prefix_files as _prefix_files
 from boexplore.pipeline.release import released_evaluations as _released_evaluations
 from boexplore.pipeline.release import complete_seed_files as _complete_seed_files
+from boexplore.pipeline.release import restore_roots as _restore_roots
 
 
 def _release_file(wildcards):
@@ -186,14 +187,15 @@ def _release_file(wildcards):
 def restore_source(wildcards):
     """The released traces to restore; one shorter than the budget is not restored (bo_run
     extends or re-runs it). A job whose file the release lacks restores from the files that
-    hold its seeds at the full budget (a release grouped by seed, a job grouped by four)."""
+    hold its seeds at the full budget (a release grouped by seed, a job grouped by four), in
+    the study's own release or in one it extends."""
     path = _release_file(wildcards)
     budget = run_budget(wildcards)[0]
     n = _released_evaluations(path)
     if n is not None:
         return f"{path}.shorter-than-budget" if n < budget else path
     files = _complete_seed_files(
-        RELEASE_TRACES, wildcards.problem, wildcards.method, CHUNK_SEEDS[wildcards.chunk], budget
+        _restore_roots(RELEASE), wildcards.problem, wildcards.method, CHUNK_SEEDS[wildcards.chunk], budget
     )
     return [str(f) for f in files] if files else path
 

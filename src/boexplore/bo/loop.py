@@ -225,7 +225,11 @@ def _evaluate(problem: Any, X: np.ndarray) -> np.ndarray:
 
 #: Settings added after runs had been started: left out of a run's identity at these (default)
 #: values, so checkpoints and provenance written before they existed stay valid.
-IDENTITY_IF_SET: dict[str, Any] = {"kg_warm_start": False, "kg_memory_cap_mb": None}
+IDENTITY_IF_SET: dict[str, Any] = {
+    "kg_warm_start": False,
+    "kg_memory_cap_mb": None,
+    "gp_prior": "dim_scaled",
+}
 
 
 def refit_due(iteration: int, refit_every: int) -> bool:
@@ -277,7 +281,7 @@ def _step(
     t0 = clock()
     flags: list[str] = []
     if last is not None and not refit_due(it, settings.refit_every):
-        model = condition_gp(X_t, Y_t, last)
+        model = condition_gp(X_t, Y_t, last, settings.gp_prior)
     else:
         model, info = fit_gp(
             X_t,
@@ -285,6 +289,7 @@ def _step(
             warm_state=last if settings.warm_start else None,
             max_retries=settings.fit_retries,
             ftol=settings.fit_ftol,
+            prior=settings.gp_prior,
         )
         state.warm = {k: v.numpy() for k, v in hyper_state(model).items()}
         if info.status != "ok":

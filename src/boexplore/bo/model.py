@@ -1,8 +1,12 @@
-"""GP surrogate: BoTorch's default SingleTaskGP, fitted robustly, optionally warm-started.
+"""GP surrogate: BoTorch's SingleTaskGP under one of two priors, fitted robustly.
 
-The model uses BoTorch >= 0.12 defaults (Hvarfner et al. dimension-scaled
-LogNormal lengthscale prior, RBF ARD kernel, LogNormal noise prior) and a
-``Standardize`` outcome transform; inputs are already in ``[0,1]^d``.
+``gp_prior = "dim_scaled"`` (default) is BoTorch's default since 0.12 (Hvarfner et al.
+dimension-scaled LogNormal lengthscale prior, RBF ARD kernel, LogNormal noise prior);
+``"gamma"`` is its default before 0.12 (scaled Matern-5/2 ARD kernel, Gamma(3, 6)
+lengthscale, Gamma(2, 0.15) outputscale and Gamma(1.1, 0.05) noise priors), built by the
+helpers BoTorch still ships (``botorch.models.utils.gpytorch_modules``). Which one paper 1
+used is not known, so it is a setting. Both use a ``Standardize`` outcome transform;
+inputs are already in ``[0,1]^d``.
 
 Warm start: the raw hyperparameters of the previous iteration's fit are loaded
 before L-BFGS starts (outcome-transform buffers are *not* copied, they belong
@@ -22,11 +26,18 @@ import gpytorch
 import torch
 from botorch.fit import fit_gpytorch_mll
 from botorch.models import SingleTaskGP
+from botorch.models.utils.gpytorch_modules import (
+    get_gaussian_likelihood_with_gamma_prior,
+    get_matern_kernel_with_gamma_prior,
+)
 from gpytorch.mlls import ExactMarginalLogLikelihood
 
 LOG = logging.getLogger("boexplore.bo")
 
 HyperState = dict[str, torch.Tensor]
+
+#: GP priors a run can use (``BOSettings.gp_prior``): BoTorch's default since 0.12, and before.
+GP_PRIORS: tuple[str, ...] = ("dim_scaled", "gamma")
 
 
 @dataclass
@@ -39,8 +50,17 @@ class FitInfo:
     attempts: int
 
 
-def _new_model(X: torch.Tensor, Y: torch.Tensor) -> SingleTaskGP:
-    return SingleTaskGP(X, Y)
+def _new_model(X: torch.Tensor, Y: torch.Tensor, prior: str = "dim_scaled") -> SingleTaskGP:
+    if prior == "dim_scaled":
+        return SingleTaskGP(X, Y)
+    if prior == "gamma":
+        return SingleTaskGP(
+            X,
+            Y,
+            likelihood=get_gaussian_likelihood_with_gamma_prior(),
+            covar_module=get_matern_kernel_with_gamma_prior(ard_num_dims=X.shape[-1]),
+        )
+    raise ValueError(f"unknown GP prior {prior!r}; valid: {list(GP_PRIORS)}")
 
 
 def hyper_state(model: SingleTaskGP) -> HyperState:
@@ -68,13 +88,15 @@ def mll_value(model: SingleTaskGP) -> float:
     return value
 
 
-def condition_gp(X: torch.Tensor, Y: torch.Tensor, state: HyperState) -> SingleTaskGP:
+def condition_gp(
+    X: torch.Tensor, Y: torch.Tensor, state: HyperState, prior: str = "dim_scaled"
+) -> SingleTaskGP:
     """Exact GP posterior on ``X``, ``Y`` with fixed hyperparameters ``state`` (no fitting).
 
     Used between hyperparameter refits: the outcome transform is re-computed on the new
     data, the kernel and noise hyperparameters are the last fitted ones.
     """
-    model = _new_model(X, Y)
+    model = _new_model(X, Y, prior)
     _load_hypers(model, state)
     model.eval()
     return model
@@ -86,10 +108,12 @@ def fit_gp(
     warm_state: HyperState | None = None,
     max_retries: int = 2,
     ftol: float | None = None,
+    prior: str = "dim_scaled",
 ) -> tuple[SingleTaskGP, FitInfo]:
     """Fit a SingleTaskGP on ``X`` (n, d) in the unit cube and ``Y`` (n, 1), never raising.
 
-    ``warm_state`` (from ``hyper_state``) initialises the hyperparameters.
+    ``warm_state`` (from ``hyper_state``) initialises the hyperparameters; ``prior`` is one
+    of ``GP_PRIORS``.
     Attempt 0 uses the warm state (if any); retries re-create the model
     (prior-mode hyperparameters) with a 100x larger Cholesky jitter each time (1e-8, 1e-6, 1e-4).
     """
@@ -100,9 +124,9 @@ def fit_gp(
     start = time.perf_counter()
     jitter = 1e-8
     last_error: Exception | None = None
-    model = _new_model(X, Y)
+    model = _new_model(X, Y, prior)
     for attempt in range(max_retries + 1):
-        model = _new_model(X, Y)
+        model = _new_model(X, Y, prior)
         if attempt == 0 and warm_state is not None:
             _load_hypers(model, warm_state)
         mll = ExactMarginalLogLikelihood(model.likelihood, model)
@@ -125,7 +149,7 @@ def fit_gp(
             last_error = exc
             LOG.warning("GP fit attempt %d failed: %s", attempt, exc)
             jitter *= 100.0
-    model = _new_model(X, Y)
+    model = _new_model(X, Y, prior)
     model.eval()
     LOG.error(
         "GP fit failed %d times (%s); using prior-mode hyperparameters", max_retries + 1, last_error

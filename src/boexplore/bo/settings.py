@@ -44,6 +44,10 @@ class BOSettings:
         docs/kg-memory.md).
     kg_memory_cap_mb: optimise as many qKG restarts together as the memory model
         (``bo.acquisition.kg_memory``) fits under this many MB (None = one at a time).
+    gp_prior: "dim_scaled" (BoTorch's default since 0.12: RBF kernel, dimension-scaled
+        LogNormal lengthscale prior) or "gamma" (its default before: scaled Matern-5/2,
+        Gamma priors); ``bo/model.py``. Left out of a run's identity at its default, so the
+        traces made before the setting existed keep their identity.
     clock: "wall" (default) or "cpu": what fit_seconds / acq_seconds measure; CPU time
         (``time.process_time``) is robust to other jobs sharing the machine.
     num_threads: torch threads (None leaves torch's setting alone).
@@ -68,6 +72,7 @@ class BOSettings:
     pes_max_dim: int = 20
     kg_warm_start: bool = False
     kg_memory_cap_mb: float | None = None
+    gp_prior: str = "dim_scaled"
     clock: str = "wall"
     num_threads: int | None = None
 
@@ -82,6 +87,10 @@ class BOSettings:
         for key in ("num_restarts", "raw_samples", "mc_samples", "acq_maxiter", "refit_every"):
             if getattr(out, key) < 1:
                 raise ValueError(f"BO setting {key} must be >= 1, got {getattr(out, key)}")
+        if out.gp_prior not in ("dim_scaled", "gamma"):
+            raise ValueError(
+                f"BO setting gp_prior must be 'dim_scaled' or 'gamma', got {out.gp_prior!r}"
+            )
         if out.clock not in ("wall", "cpu"):
             raise ValueError(f"BO setting clock must be 'wall' or 'cpu', got {out.clock!r}")
         if not 0.0 < out.raasp_max_prob <= 1.0:

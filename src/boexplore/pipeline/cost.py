@@ -516,12 +516,12 @@ def workflow_job_costs(config: Mapping[str, Any], cal=None) -> list[JobCost]:
 
 
 def released_complete(config: Mapping[str, Any], cal=None) -> tuple[int, float]:
-    """``bo_run`` jobs whose every seed the data release (``release.traces``) holds at the full
-    budget, and their predicted CPU seconds: Snakemake restores them instead of running BO."""
-    from boexplore.pipeline.release import complete_seed_files
+    """``bo_run`` jobs whose every seed the data release (``release.traces``, then the releases
+    it extends) holds at the full budget, and their predicted CPU seconds: Snakemake restores them instead of running BO."""
+    from boexplore.pipeline.release import complete_seed_files, restore_roots
     from boexplore.workflow_config import problem_design, run_table
 
-    root = (config.get("release") or {}).get("traces")
+    root = restore_roots(config.get("release") or {})
     if not root:
         return 0, 0.0
     cal = cal or config_calibration(config)

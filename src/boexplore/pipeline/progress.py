@@ -180,15 +180,16 @@ RESTORE_CPU_S = 1.5
 def _held_by_seed(root: Path, key: str, config: Mapping[str, Any]) -> bool:
     """Whether the release holds every seed of job ``key`` (``problem/method/chunk``) at the
     full budget in files grouped otherwise (the workflow restores it from them)."""
-    from boexplore.pipeline.release import complete_seed_files
+    from boexplore.pipeline.release import complete_seed_files, restore_roots
     from boexplore.workflow_config import parse_chunk_label, problem_design
 
+    roots = restore_roots(config.get("release") or {}) or (root,)
     problem, method, chunk = key.split("/")
     if problem not in config.get("problems", {}):
         return False
     seeds = parse_chunk_label(chunk, config["seeds"])
     budget = problem_design(config, problem)[1]
-    return complete_seed_files(root, problem, method, seeds, budget) is not None
+    return complete_seed_files(roots, problem, method, seeds, budget) is not None
 
 
 def relabel_restored(

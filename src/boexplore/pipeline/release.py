@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import argparse
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -168,39 +169,68 @@ def released_evaluations(path: str | Path) -> int | None:
     return min(_seed_counts(path).values(), default=0)
 
 
-@functools.cache
-def released_seeds(root: str | Path, problem: str, method: str) -> dict[int, tuple[Path, int]]:
-    """{seed: (file, evaluations)} of every released trace of (problem, method) under ``root``.
+ReleaseRoots = str | Path | Sequence[str | Path]
 
-    Chunk files may group seeds differently from the study that extends them, so a job
-    finds its seeds' traces by seed, not by file name.
-    """
+
+def release_roots(roots: ReleaseRoots | None) -> tuple[Path, ...]:
+    """One release root or several (``release.extend_from`` may name a list), as paths."""
+    if roots is None:
+        return ()
+    if isinstance(roots, (str, Path)):
+        return (Path(roots),)
+    return tuple(Path(r) for r in roots)
+
+
+def restore_roots(release: Mapping[str, Any]) -> tuple[Path, ...]:
+    """Where a job of a study with config key ``release`` restores its full-budget traces
+    from: the study's own release first, then the releases it extends (``extend_from``)."""
+    own = release_roots(release.get("traces"))
+    return own + tuple(r for r in release_roots(release.get("extend_from")) if r not in own)
+
+
+@functools.cache
+def _released_seeds_in(root: Path, problem: str, method: str) -> dict[int, tuple[Path, int]]:
     return {
         seed: (path, count)
-        for path in sorted((Path(root) / problem / method).glob("*.parquet"))
+        for path in sorted((root / problem / method).glob("*.parquet"))
         for seed, count in _seed_counts(path).items()
     }
 
 
+def released_seeds(roots: ReleaseRoots, problem: str, method: str) -> dict[int, tuple[Path, int]]:
+    """{seed: (file, evaluations)} of every released trace of (problem, method) under ``roots``.
+
+    Chunk files may group seeds differently from the study that extends them, so a job
+    finds its seeds' traces by seed, not by file name. With several roots (a longer tier
+    first, the tier it extends next) a seed's trace is taken from the first root holding it.
+    """
+    found: dict[int, tuple[Path, int]] = {}
+    for root in release_roots(roots):
+        for seed, entry in _released_seeds_in(root, problem, method).items():
+            found.setdefault(seed, entry)
+    return found
+
+
 def complete_seed_files(
-    root: str | Path, problem: str, method: str, seeds: Sequence[int], budget: int
+    roots: ReleaseRoots, problem: str, method: str, seeds: Sequence[int], budget: int
 ) -> list[Path] | None:
     """Released files that hold every one of ``seeds`` at the full ``budget`` (however they
     group them), or None when a seed is missing or shorter: a job over ``seeds`` restores
     from these instead of running BO."""
-    found = released_seeds(root, problem, method)
+    found = released_seeds(roots, problem, method)
     if not seeds or not all(s in found and found[s][1] >= budget for s in seeds):
         return None
     return sorted({found[s][0] for s in seeds})
 
 
 def prefix_files(
-    root: str | Path, problem: str, method: str, seeds: Sequence[int], budget: int
+    roots: ReleaseRoots, problem: str, method: str, seeds: Sequence[int], budget: int
 ) -> list[Path]:
-    """Released trace files to extend for these seeds: those holding fewer than ``budget``
-    evaluations of one of them (a seed with no released trace starts afresh)."""
-    found = released_seeds(root, problem, method)
-    return sorted({found[s][0] for s in seeds if s in found and found[s][1] < budget})
+    """Released trace files to extend for these seeds: those holding at most ``budget``
+    evaluations of one of them (a seed with no released trace starts afresh; one held at the
+    full budget is continued by zero iterations, i.e. kept as it is)."""
+    found = released_seeds(roots, problem, method)
+    return sorted({found[s][0] for s in seeds if s in found and found[s][1] <= budget})
 
 
 def release_size_mb(out_dir: Path) -> float:
