@@ -17,13 +17,19 @@ RELEASE_TABLE_NAMES = [
     "exploration_references.csv",
 ]
 
+# Every released file a job uses is checked against the release manifest first (integrity
+# module of boexplore.pipeline): a damaged, unlisted or missing file refuses the job.
 if RELEASE_TRACES:
+
+    def checked_restore_source(wildcards):
+        release_checked(wildcards)
+        return restore_source(wildcards)
 
     ruleorder: restore_run > bo_run
 
     rule restore_run:
         input:
-            restore_source,
+            checked_restore_source,
         output:
             f"{RESULTS}/runs/{{problem}}/{{method}}/{{chunk}}.parquet",
         params:

@@ -1,11 +1,26 @@
 # Stage 2: one BO job per (problem, method, seed chunk); per-seed checkpoints make retries resume.
 # A released trace shorter than the budget is the job's `released_prefix` input: the job continues it.
+# A job whose (problem, method) cell of a release it restores or extends from does not match the
+# release manifest is refused here and in restore_run alike (boexplore.pipeline.integrity), so
+# Snakemake cannot fall back from a refused restore to BO without saying so.
+from boexplore.pipeline.integrity import check_job_release as _check_job_release
+
+
+def release_checked(wildcards):
+    """Raise ReleaseIntegrityError naming each damaged release file this job's cell would use."""
+    _check_job_release(_restore_roots(RELEASE), wildcards.problem, wildcards.method)
+
+
+def checked_extend_source(wildcards):
+    release_checked(wildcards)
+    return extend_source(wildcards)
+
 
 
 rule bo_run:
     input:
         problem=f"{RESULTS}/problems/{{problem}}.json",
-        released_prefix=lambda wc: extend_source(wc),
+        released_prefix=lambda wc: checked_extend_source(wc),
     output:
         f"{RESULTS}/runs/{{problem}}/{{method}}/{{chunk}}.parquet",
     params:

@@ -1,6 +1,8 @@
 """``boexplore estimate``: what a config costs (CPU-hours, memory, longest job) before running it;
 ``boexplore progress``: how far a running (or finished) workflow is, weighted by that cost;
-``boexplore verify``: re-run a sample of a data release's BO jobs and report where they diverge."""
+``boexplore verify``: re-run a sample of a data release's BO jobs and report where they diverge;
+``boexplore verify --integrity``: check a release's files against its manifest and its figures
+against the committed tables (seconds, no BO)."""
 
 from __future__ import annotations
 
@@ -58,12 +60,22 @@ def register(sub: argparse._SubParsersAction) -> None:
             "a numerics profile (default: the config's numerics.profile) and reports per trace "
             "the first BO iteration that differs from the committed trace beyond float32 "
             "rounding. --claims rebuilds the claims table with the re-run traces swapped in "
-            "(Snakemake, run name <run>_verify) and compares every verdict and statistic."
+            "(Snakemake, run name <run>_verify) and compares every verdict and statistic. "
+            "--integrity runs no BO: it checks every file of the config's releases (its own "
+            "and those it extends) against the release manifest and its hash, and every "
+            "figure sidecar of figures/<run> against the committed tables, in seconds; without "
+            "--configfile, every release under data/ and every folder under figures/."
         ),
         epilog="profiles:\n" + _profiles_text(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--configfile", required=True, type=Path, help="config with release.traces")
+    p.add_argument("--configfile", type=Path, help="config with release.traces")
+    p.add_argument(
+        "--integrity",
+        action="store_true",
+        help="no BO: check release files against their manifests and figures against the "
+        "committed tables; exit 1 naming each damaged file",
+    )
     p.add_argument("--sample", type=int, default=20, help="jobs to re-run (default 20; 0 = all)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--profile", help="numerics profile (default: the config's)")
@@ -166,10 +178,51 @@ def _profiles_text() -> str:
     return describe_profiles()
 
 
+def _verify_integrity(args: argparse.Namespace) -> int:
+    """``verify --integrity``: hashes and manifests only (``boexplore.pipeline.integrity``)."""
+    import time
+
+    from boexplore.pipeline import integrity
+    from boexplore.pipeline.release import restore_roots
+
+    start = time.perf_counter()
+    if args.configfile:
+        from boexplore.workflow_config import load_config
+
+        config = load_config(args.configfile)
+        release = config.get("release") or {}
+        run = str(config["run_name"])
+        roots = list(restore_roots(release))
+        tables = {run: Path(release.get("tables") or Path("data") / run / "tables")}
+        figures = [Path("figures") / run]
+    else:
+        data = Path("data")
+        tiers = sorted(p for p in data.iterdir() if p.is_dir()) if data.is_dir() else []
+        roots = [
+            t / "traces"
+            for t in tiers
+            if (t / "traces").is_dir() or (t / integrity.MANIFEST_NAME).is_file()
+        ]
+        tables = {t.name: t / "tables" for t in tiers if (t / "tables").is_dir()}
+        figures = sorted(p for p in Path("figures").glob("*") if p.is_dir())
+    audits = [integrity.audit_release(root) for root in roots]
+    audits += [integrity.audit_tables(path) for path in tables.values()]
+    audits += [integrity.audit_figures(path, tables) for path in figures]
+    print(integrity.format_audits(audits, time.perf_counter() - start))
+    return 1 if any(a.damages for a in audits) else 0
+
+
 def _verify(args: argparse.Namespace) -> int:
     from boexplore.numerics import active_identity, ensure_profile
     from boexplore.workflow_config import load_config, numerics_profile
 
+    if args.integrity:
+        return _verify_integrity(args)
+    if args.configfile is None:
+        print(
+            "boexplore verify: --configfile is required (except with --integrity)", file=sys.stderr
+        )
+        return 2
     if args.sample < 0 or args.jobs < 1:
         print("boexplore verify: --sample must be >= 0 and --jobs >= 1", file=sys.stderr)
         return 2
@@ -199,6 +252,10 @@ def _verify(args: argparse.Namespace) -> int:
             return 2
     else:
         picked = verify.sample_jobs(jobs, args.sample or len(jobs), seed=args.seed)
+    from boexplore.pipeline.integrity import check_file
+
+    for job in picked:  # a damaged committed trace would make every comparison meaningless
+        check_file(job.path)
     print(
         f"re-running {len(picked)} of {len(jobs)} release jobs under profile {profile}", flush=True
     )

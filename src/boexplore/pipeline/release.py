@@ -8,7 +8,13 @@ BO, so every table and figure is re-derived from the committed data in minutes. 
 is missing from the release falls back to the ``bo_run`` rule; a released trace shorter than
 the configured budget is extended by ``bo_run`` (``bo/extend.py``), not re-run.
 
+Every released file is checked against the release manifest (``manifest.csv`` beside
+``traces/``, sealed by ``manifest.sha256``) before it is used; ``boexplore.pipeline.integrity``
+says how, and what to do when a file is refused.
+
 ``python -m boexplore.pipeline.release export results/replicate/runs data/replicate/traces``
+``python -m boexplore.pipeline.release manifest data/replicate/traces data/replicate/manifest.csv``
+``python -m boexplore.pipeline.release drop data/replicate/traces/<problem>/<method>/<chunk>.parquet``
 """
 
 from __future__ import annotations
@@ -24,6 +30,16 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from boexplore.io import atomic_write
+from boexplore.pipeline.integrity import (
+    ReleaseIntegrityError,
+    check_file,
+    check_trace_matches_row,
+    drop_from_release,
+    manifest_damage,
+    manifest_path,
+    read_manifest,
+    write_seal,
+)
 
 # Every float column (points, values, timings) is a measurement that float32 holds to ~1e-7.
 COMPRESSION = "zstd"
@@ -94,15 +110,26 @@ def _same_trace(a: pd.DataFrame, b: pd.DataFrame) -> bool:
     return a.attrs == b.attrs and a.dtypes.equals(b.dtypes) and a.equals(b)
 
 
+def _read_checked(path: str | Path) -> pd.DataFrame:
+    """A released trace file, after checking it against its release manifest (a damaged,
+    unlisted or missing file raises ``ReleaseIntegrityError`` before anything is read)."""
+    row = check_file(path)
+    trace = pd.read_parquet(path)
+    check_trace_matches_row(Path(path), trace, row)
+    return trace
+
+
 def read_released(files: Sequence[str | Path]) -> pd.DataFrame:
     """Released trace files read as the pipeline reads them (float64), one frame: the prefix a
-    run extends, in the workflow and in ``boexplore verify`` alike."""
-    return pd.concat([expand(pd.read_parquet(f)) for f in files], ignore_index=True)
+    run extends, in the workflow and in ``boexplore verify`` alike. Each file is checked
+    against its release manifest first."""
+    return pd.concat([expand(_read_checked(f)) for f in files], ignore_index=True)
 
 
 def restore_trace(src: Path, dst: Path) -> Path:
-    """Write the pipeline's float64 run file ``dst`` from a released trace ``src``."""
-    trace = pd.read_parquet(src)
+    """Write the pipeline's float64 run file ``dst`` from a released trace ``src``, after
+    checking ``src`` against its release manifest (nothing is written when it does not match)."""
+    trace = _read_checked(src)
     if len(trace) == 0:
         raise ValueError(f"released trace {src} has no rows")
     return atomic_write(expand(trace), Path(dst))
@@ -139,8 +166,9 @@ def merged_identity(frames: Sequence[pd.DataFrame]) -> dict:
 def restore_seeds(srcs: Sequence[Path], seeds: Sequence[int], dst: Path) -> Path:
     """Write the run file ``dst`` of a job over ``seeds`` from released traces that group the
     seeds differently (e.g. per-seed files for a four-seed job): the seeds' rows in seed
-    order, float64, their identities merged. Refuses a seed missing from ``srcs``."""
-    frames = [pd.read_parquet(p) for p in srcs]
+    order, float64, their identities merged. Refuses a seed missing from ``srcs`` and a file
+    that does not match its release manifest (before anything is written)."""
+    frames = [_read_checked(p) for p in srcs]
     parts = []
     for seed in sorted(int(s) for s in seeds):
         rows = [f[f["seed"] == seed] for f in frames if (f["seed"] == seed).any()]
@@ -156,7 +184,13 @@ def restore_seeds(srcs: Sequence[Path], seeds: Sequence[int], dst: Path) -> Path
 def _seed_counts(path: Path) -> dict[int, int]:
     """{seed: evaluations} of one trace file, from its ``seed`` column only (cheap enough for
     the workflow to ask for every job of a study while it builds the job graph)."""
-    seeds = pq.read_table(path, columns=["seed"]).column("seed").to_numpy()
+    try:
+        seeds = pq.read_table(path, columns=["seed"]).column("seed").to_numpy()
+    except (OSError, ValueError) as exc:  # pyarrow's errors derive from these
+        raise ReleaseIntegrityError(
+            f"release file {path} cannot be read ({str(exc).strip()[:200]}); check the "
+            "release with boexplore verify --integrity --configfile <config>"
+        ) from exc
     values, counts = np.unique(seeds, return_counts=True)
     return {int(s): int(c) for s, c in zip(values.tolist(), counts.tolist(), strict=True)}
 
@@ -314,32 +348,131 @@ def trace_manifest(
     return pd.DataFrame(rows)
 
 
+def write_manifest(
+    traces_dir: Path,
+    out: Path,
+    verify_table: pd.DataFrame | None = None,
+    accept_changed: bool = False,
+) -> pd.DataFrame:
+    """Write the manifest of release ``traces_dir`` to ``out`` and seal it (``manifest.sha256``).
+
+    A file listed in the manifest being replaced with another sha256 is refused unless
+    ``accept_changed``: rebuilding the manifest would otherwise accept a damaged trace as
+    the release. New files (exported since) and removed rows are listed, not refused.
+    """
+    previous = pd.read_csv(out, dtype=str, keep_default_na=False) if out.exists() else None
+    manifest = trace_manifest(traces_dir, verify_table, previous)
+    if previous is not None and len(previous):
+        old = {
+            tuple(r[:3]): r[3] for r in previous[["problem", "method", "chunk", "sha256"]].values
+        }
+        new = {
+            tuple(r[:3]): r[3] for r in manifest[["problem", "method", "chunk", "sha256"]].values
+        }
+        changed = sorted("/".join(k) for k in old.keys() & new.keys() if old[k] != new[k])
+        added = sorted("/".join(k) for k in new.keys() - old.keys())
+        removed = sorted("/".join(k) for k in old.keys() - new.keys())
+        for label, keys in (("new", added), ("no longer present", removed), ("changed", changed)):
+            if keys:
+                print(
+                    f"{len(keys)} {label}: {', '.join(keys[:10])}{' ...' if len(keys) > 10 else ''}"
+                )
+        if changed and not accept_changed:
+            raise ReleaseIntegrityError(
+                f"{len(changed)} released files differ from their rows in {out} (e.g. "
+                f"{traces_dir}/{changed[0]}.parquet); the manifest is not rewritten. Restore "
+                "them from git (git checkout -- <file>), or pass --accept-changed if you "
+                "re-made them on purpose"
+            )
+    atomic_write(manifest, out)
+    write_seal(out)
+    return manifest
+
+
+def seal_manifest(manifest: Path, traces_dir: Path | None = None) -> Path:
+    """Seal an existing manifest as it is (``manifest.sha256``), after checking every row
+    against its file and every file against a row (``traces_dir``, default ``traces/``
+    beside the manifest); the trace files are not touched."""
+    from boexplore.pipeline.integrity import audit_release, raise_for
+
+    audit = audit_release(traces_dir or manifest.parent / "traces", check_seal=False)
+    raise_for(audit.damages)
+    return write_seal(manifest)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Export a study's traces as a compact release.")
     sub = parser.add_subparsers(dest="command", required=True)
     exp = sub.add_parser("export", help="compact copies of results/<run>/runs")
     exp.add_argument("runs_dir", type=Path)
     exp.add_argument("out_dir", type=Path)
-    man = sub.add_parser("manifest", help="per-trace identity table of a release")
+    man = sub.add_parser("manifest", help="per-trace identity table of a release, sealed")
     man.add_argument("traces_dir", type=Path)
     man.add_argument(
         "out",
         type=Path,
         help="manifest CSV, e.g. data/replicate/manifest.csv (earlier check outcomes of unchanged "
-        "traces are kept)",
+        "traces are kept; its hash goes to manifest.sha256 beside it)",
     )
     man.add_argument("--verify", type=Path, help="a `boexplore verify --out` table to merge")
+    man.add_argument(
+        "--accept-changed",
+        action="store_true",
+        help="accept files whose sha256 differs from their manifest row (re-made on purpose)",
+    )
+    seal = sub.add_parser(
+        "seal", help="write manifest.sha256 for a manifest whose rows all match their files"
+    )
+    seal.add_argument("manifest", type=Path, help="e.g. data/replicate/manifest.csv")
+    seal.add_argument("--traces", type=Path, help="the release's traces (default: traces/ beside)")
+    drop = sub.add_parser(
+        "drop",
+        help="delete released files and their manifest rows (the workflow then re-makes "
+        "those jobs with BO)",
+    )
+    drop.add_argument("files", type=Path, nargs="+")
     args = parser.parse_args(argv)
+    try:
+        return _main(args)
+    except ReleaseIntegrityError as exc:
+        print(f"release {args.command}: {exc}")
+        return 1
+
+
+def _main(args: argparse.Namespace) -> int:
     if args.command == "manifest":
         table = pd.read_csv(args.verify) if args.verify else None
-        previous = pd.read_csv(args.out, dtype=str) if args.out.exists() else None
-        manifest = trace_manifest(args.traces_dir, table, previous)
-        atomic_write(manifest, args.out)
+        manifest = write_manifest(args.traces_dir, args.out, table, args.accept_changed)
         counts = manifest["reproduced"].str.split(" ").str[0].value_counts().to_dict()
-        print(f"{len(manifest)} traces -> {args.out}; reproduced: {counts}")
+        print(f"{len(manifest)} traces -> {args.out} (sealed); reproduced: {counts}")
+        return 0
+    if args.command == "seal":
+        print(f"sealed {args.manifest} -> {seal_manifest(args.manifest, args.traces)}")
+        return 0
+    if args.command == "drop":
+        for path in args.files:
+            manifest = drop_from_release(path)
+            print(f"dropped {path} (and its row in {manifest}); its job now runs BO")
         return 0
     files = export_traces(args.runs_dir, args.out_dir)
     print(f"{len(files)} traces -> {args.out_dir} ({release_size_mb(args.out_dir):.1f} MB)")
+    manifest = manifest_path(args.out_dir)
+    if manifest.is_file():
+        from boexplore.io import sha256_file
+
+        listed = read_manifest(manifest) if not manifest_damage(args.out_dir) else {}
+        keys = {f: (f.parent.parent.name, f.parent.name, f.stem) for f in files}
+        new = [f for f in files if keys[f] not in listed]
+        changed = [
+            f for f in files if keys[f] in listed and sha256_file(f) != listed[keys[f]]["sha256"]
+        ]
+        if new or changed:
+            flag = " --accept-changed" if changed else ""
+            print(
+                f"{len(new)} new and {len(changed)} changed files are not in {manifest} yet: "
+                "the workflow refuses them until you run python -m boexplore.pipeline.release "
+                f"manifest {args.out_dir} {manifest}{flag}"
+            )
     return 0
 
 
