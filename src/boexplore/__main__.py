@@ -2,6 +2,6 @@
 
 import sys
 
-from boexplore.cli import main
+from boexplore.cli import console_main
 
-sys.exit(main())
+sys.exit(console_main())

@@ -5,6 +5,12 @@ Each subpackage contributes its commands through a ``cli`` module exposing
 command handlers so ``boexplore --help`` stays fast. A command whose package needs an
 extra that is not installed (``pip install boexplore`` has numpy and scipy only) is left
 out and named in the help epilog, so ``boexplore metrics`` works on the base install.
+
+The ``boexplore`` console script is :func:`console_main`: it owns its process, so it puts the
+numerics profile its command asks for (``run`` / ``parametric run --numerics``, ``verify
+--profile`` or the config's ``numerics.profile``) into its environment before numpy or torch
+is imported. :func:`main` with an argument list is the CLI as a library function: it never
+re-executes the calling process (``boexplore.numerics.ensure_profile``).
 """
 
 from __future__ import annotations
@@ -92,8 +98,87 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _option(argv: list[str], name: str) -> str | None:
+    """Value of the last ``--name VALUE`` / ``--name=VALUE`` in ``argv`` (None: absent)."""
+    value = None
+    for i, token in enumerate(argv):
+        if token == name and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif token.startswith(name + "="):
+            value = token.split("=", 1)[1]
+    return value
+
+
+def numerics_request(argv: list[str]) -> tuple[str, dict[str, str]] | None:
+    """(profile, overrides) the command in ``argv`` will ask ``ensure_profile`` for, read
+    from the arguments alone (no numeric import); None for a command that pins nothing.
+
+    Mirrors the handlers: ``run`` and ``parametric run`` take ``--numerics`` (default
+    ``$BOEXPLORE_NUMERICS`` or portable); ``verify`` (BO re-runs) takes ``--profile``, else
+    the config's ``numerics.profile``, and ``--env`` overrides. A request it cannot read
+    (an abbreviated option, an unreadable config) is None: the handler still pins, and the
+    console script then re-executes itself once.
+    """
+    from boexplore import numerics
+
+    words = [t for t in argv if not t.startswith("-")]
+    command = words[0] if words else None
+    if command == "run" or (command == "parametric" and words[1:2] == ["run"]):
+        name = _option(argv, "--numerics") or os.environ.get(
+            numerics.PROFILE_VAR, numerics.DEFAULT_PROFILE
+        )
+        return (name, {}) if name in numerics.PROFILES else None
+    if command != "verify" or "--integrity" in argv:
+        return None
+    name = _option(argv, "--profile")
+    if name is None:
+        configfile = _option(argv, "--configfile")
+        if configfile is None:
+            return None
+        try:
+            from boexplore.workflow_config import numerics_profile, read_yaml
+
+            name = numerics_profile(read_yaml(configfile) or {})
+        except Exception:  # noqa: BLE001 - the handler reports a bad config
+            return None
+    overrides: dict[str, str] = {}
+    if "--env" in argv:
+        for token in argv[argv.index("--env") + 1 :]:
+            if token.startswith("-") or "=" not in token:
+                break
+            key, value = token.split("=", 1)
+            overrides[key] = value
+    return (name, overrides) if name in numerics.PROFILES else None
+
+
+def console_main() -> int:
+    """The ``boexplore`` console script (``[project.scripts]``) and ``python -m boexplore``.
+
+    It owns its process: before anything imports numpy or torch it puts the numerics profile
+    the command asks for into its environment (:func:`numerics_request`), and only here may
+    ``ensure_profile`` fall back to re-executing the process once.
+    """
+    from boexplore import numerics
+
+    argv = sys.argv[1:]
+    request = numerics_request(argv)
+    if request is not None:
+        numerics.pin_process(*request)
+    numerics.allow_reexec()
+    return main(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the process exit code."""
+    """Run the CLI in this process; returns the exit code.
+
+    As a library call (``main(["run", ...])``) it never re-executes the calling process: a
+    numerics profile that cannot be applied any more (numpy or torch already loaded) is
+    skipped with a warning. ``main()`` without arguments reads this process's command line,
+    i.e. acts as the program: it is :func:`console_main` (console-script wrappers made
+    before ``console_main`` existed call it so).
+    """
+    if argv is None:
+        return console_main()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -115,4 +200,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console_main())

@@ -15,9 +15,13 @@ their kernels by CPU at load time, and each choice rounds differently:
 - thread counts change reduction orders: every profile uses one thread.
 
 All of these are read when a library loads, so a profile is applied to the *environment of
-a process before it starts* (the Snakefile sets it for every job; ``boexplore run`` and
-``boexplore verify`` re-execute themselves once when needed). This module imports neither
-numpy nor torch at import time.
+a process before it starts*: the Snakefile sets it for every job, and the ``boexplore``
+console script (``boexplore.cli.console_main``) puts the profile its command asks for into
+its own environment before any numeric library is imported. Only that program may, as a last
+resort, re-execute itself once (:func:`allow_reexec`); code that calls ``boexplore.cli.main``
+or :func:`ensure_profile` as a library is never re-executed: with numpy or torch already
+loaded it runs unpinned, with a warning. This module imports neither numpy nor torch at
+import time.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import functools
 import os
 import platform
 import sys
+import warnings
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -176,6 +181,31 @@ def loaded_numeric_modules() -> list[str]:
     return [m for m in NUMERIC_MODULES if m in sys.modules]
 
 
+#: Whether :func:`ensure_profile` may re-execute this process: only the ``boexplore`` program
+#: (console script, ``python -m boexplore``) owns its process; a library caller never is.
+_reexec_allowed = False
+
+
+def allow_reexec(allowed: bool = True) -> None:
+    """Let :func:`ensure_profile` re-execute this process (the ``boexplore`` program only)."""
+    global _reexec_allowed
+    _reexec_allowed = bool(allowed)
+
+
+def pin_process(name: str, overrides: Mapping[str, str] | None = None) -> bool:
+    """Put profile ``name`` (+ ``overrides``) into this process's environment if no numeric
+    library is loaded yet: what the console script does first thing. Returns whether the
+    environment holds the profile now (False: a library is loaded, or the CPU lacks flags)."""
+    overrides = dict(overrides or {})
+    if env_matches(name, overrides=overrides):
+        return True
+    if loaded_numeric_modules() or missing_cpu_flags(get_profile(name)):
+        return False
+    pin_environment(name)
+    os.environ.update(overrides)
+    return True
+
+
 def ensure_profile(name: str, overrides: Mapping[str, str] | None = None) -> str:
     """Make this process run under profile ``name``; returns what it runs under.
 
@@ -183,10 +213,13 @@ def ensure_profile(name: str, overrides: Mapping[str, str] | None = None) -> str
     the returned name then lists them).
 
     If the environment already holds the profile, nothing happens. If no numeric library is
-    loaded yet, the environment is set in place. Otherwise the process re-executes itself
-    once (same interpreter and arguments) with the profile set; a second mismatch raises
-    ``RuntimeError``. On a CPU that lacks the profile's flags the process continues
-    unpinned and the returned name says so (``"unpinned (portable needs avx2)"``).
+    loaded yet, the environment is set in place. Otherwise, in the ``boexplore`` program
+    (:func:`allow_reexec`), the process re-executes itself once (same interpreter and
+    arguments) with the profile set, and a second mismatch raises ``RuntimeError``; called
+    as a library, it is never re-executed: it runs unpinned, warns, and the returned name
+    says so (``"unpinned (portable not applied: numpy, torch already loaded)"``). On a CPU
+    that lacks the profile's flags the process continues unpinned and the returned name says
+    so (``"unpinned (portable needs avx2)"``).
     """
     overrides = dict(overrides or {})
     label = name + "".join(f" {k}={v}" for k, v in sorted(overrides.items()))
@@ -200,6 +233,19 @@ def ensure_profile(name: str, overrides: Mapping[str, str] | None = None) -> str
         pin_environment(name)
         os.environ.update(overrides)
         return label
+    if not _reexec_allowed:
+        loaded = ", ".join(loaded_numeric_modules())
+        warnings.warn(
+            f"numerics profile {name!r} not applied: {loaded} already loaded in this process, "
+            "which boexplore never re-executes when called as a library; this run is unpinned. "
+            "Set the profile before starting Python ("
+            + " ".join(f"{k}={v}" for k, v in {**profile_env(name), **overrides}.items())
+            + ") or use the boexplore command",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        _set_torch_threads(get_profile(name))
+        return f"unpinned ({name} not applied: {loaded} already loaded)"
     if os.environ.get(REEXEC_VAR) == name:
         raise RuntimeError(
             f"numerics profile {name!r} is not in effect after re-executing "
