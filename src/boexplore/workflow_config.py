@@ -100,6 +100,12 @@ def _semantic_errors(config: Mapping[str, Any]) -> Iterator[str]:
     from boexplore.problems import problem_info
 
     for label, entry in config["problems"].items():
+        extra = sorted(set(entry.get("seeds") or []) - set(config["seeds"]))
+        if extra:
+            yield (
+                f"config key problems.{label}.seeds: {extra} are not among the global seeds "
+                f"{list(config['seeds'])} (a problem runs a subset of them)"
+            )
         try:
             info = problem_info(entry["name"])
         except KeyError as exc:
@@ -357,6 +363,20 @@ def parse_chunk_label(label: str, seeds: Sequence[int]) -> list[int]:
     return sorted(int(s) for s in seeds if int(span[1]) <= int(s) <= int(span[2]))
 
 
+def problem_seed_list(config: Mapping[str, Any], label: str) -> list[int]:
+    """Seeds of problem instance ``label``: its own ``seeds`` (a subset of the global seeds,
+    e.g. fewer where runs are expensive), else the global ``seeds``."""
+    own = (config["problems"][label] or {}).get("seeds")
+    if not own:
+        return list(config["seeds"])
+    extra = sorted(set(own) - set(config["seeds"]))
+    if extra:
+        raise ValueError(
+            f"problem {label!r}: seeds {extra} are not among the global seeds {config['seeds']}"
+        )
+    return sorted(int(s) for s in own)
+
+
 def run_table(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every BO job the config asks for: (problem, method, seed chunk) with its budget.
 
@@ -369,10 +389,11 @@ def run_table(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for problem in config["problems"]:
         _, budget, n_init = problem_design(config, problem)
+        problem_seeds = problem_seed_list(config, problem)
         for method in config["methods"]:
             if is_excluded(config, problem, method):
                 continue
-            for label, seeds in seed_chunks(config["seeds"], chunk_size(config, problem, method)):
+            for label, seeds in seed_chunks(problem_seeds, chunk_size(config, problem, method)):
                 rows.append(
                     {
                         "problem": problem,

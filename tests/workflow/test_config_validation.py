@@ -181,3 +181,15 @@ def test_per_method_settings_reject_unknown_labels_and_keys(smoke: dict) -> None
     _rejects(cfg, "num_restart")
     cfg["bo"]["by_method"] = {"kg": {"num_restarts": 0}}
     _rejects(cfg, "bo.by_method.kg.num_restarts")
+
+
+def test_a_problem_runs_a_subset_of_the_seeds(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    label = next(iter(cfg["problems"]))
+    cfg["problems"][label]["seeds"] = [cfg["seeds"][0]]
+    rows = run_table(validate_config(cfg))
+    assert {tuple(r["seeds"]) for r in rows if r["problem"] == label} == {(cfg["seeds"][0],)}
+    others = {s for r in rows if r["problem"] != label for s in r["seeds"]}
+    assert others == set(cfg["seeds"])
+    cfg["problems"][label]["seeds"] = [max(cfg["seeds"]) + 1]
+    _rejects(cfg, f"problems.{label}.seeds", "not among the global seeds")

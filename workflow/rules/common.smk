@@ -63,8 +63,8 @@ def all_metric_files():
 
 
 def problem_entry(problem):
-    """Config entry of a problem instance label."""
-    return config["problems"][problem]
+    """Config entry of a problem instance label (without its seeds: not part of the instance)."""
+    return {k: v for k, v in config["problems"][problem].items() if k != "seeds"}
 
 
 def run_budget(wildcards):

@@ -8,6 +8,7 @@ import pandas as pd
 from boexplore.analysis.boundary import boundary_table
 from boexplore.analysis.claims_release import released_claims, write_released_claims
 from boexplore.analysis.pipeline import run_analysis, write_tables
+from boexplore.analysis.sensitivity import boundary_labels
 from boexplore.analysis.variants import mechanism_activity_from_files
 from boexplore.pipeline.io import setup_job_logging
 
@@ -24,7 +25,7 @@ for name, path in written.items():
 cfg = result.config
 boundary = boundary_table(
     runs,
-    list(cfg["sensitivity"]["ts_maximiser"]),
+    boundary_labels(cfg),
     int(cfg["low_d_max"]),
     int(cfg["high_d_min"]),
     float(cfg["robustness"]["boundary_tol"]),

@@ -69,7 +69,7 @@ from boexplore.analysis.decide import (
 from boexplore.analysis.effort import effort_rows
 from boexplore.analysis.markdown import markdown_table
 from boexplore.analysis.performance import curvature_bootstrap
-from boexplore.analysis.pipeline import AnalysisResult
+from boexplore.analysis.pipeline import AnalysisResult, oe_metric
 from boexplore.analysis.power import (
     PowerNeed,
     correlation_cells_needed,
@@ -229,6 +229,17 @@ class _Builder:
             self._wide[key] = full if keep is None else full.subset(keep)
         return paired_units(self._wide[key], metric, pairs, part, test=self.test, shift=shift)
 
+    def undefined_problems(self, metric: str, subset: str) -> list[str]:
+        """Problems of ``subset`` on which ``metric`` is the authors' OE and no run reached
+        d points (their estimator returns nothing before)."""
+        if metric not in OE_PAST_D or metric not in self.r.final.columns:
+            return []
+        f = self.r.final
+        lo, hi = int(self.cfg["low_d_max"]), int(self.cfg["high_d_min"])
+        f = {"low-d": f[f["dim"] <= lo], "high-d": f[f["dim"] >= hi]}.get(subset, f)
+        defined = f[metric].notna().groupby(f["problem"]).any()
+        return sorted(str(p) for p, ok in defined.items() if not ok)
+
     def power(self, units: pd.DataFrame) -> PowerNeed:
         pw = self.cfg["power"]
         return seeds_problems_needed(
@@ -255,6 +266,11 @@ class _Builder:
         units = classify_units(units, self.rule)
         s = summarize_part(units, self.rule, seed=int(self.cfg["seed"]), n_boot=self.effect_boot)
         notes = [note] if note else []
+        undefined = self.undefined_problems(metric, subset)
+        if undefined and units.empty:
+            notes = [OE_UNDEFINED]
+        elif undefined:
+            notes.append(f"{len(undefined)} problems left out (n < d: {OE_UNDEFINED_SHORT})")
         if s["decision"] != MISSING and s["min_seeds"] < self.min_seeds:
             s["decision"] = UNDECIDED
             notes.append(f"fewer than min_seeds={self.min_seeds} seeds")
@@ -284,7 +300,15 @@ class _Builder:
         return row
 
 
+#: OE metrics defined only past d points (the authors' estimator), and what a part says then.
+OE_PAST_D = frozenset({"oe_ref_rel", "oe_ref"})
+OE_UNDEFINED_SHORT = "the authors' OE needs at least d points"
+OE_UNDEFINED = f"OE not defined at this budget ({OE_UNDEFINED_SHORT})"
+
+
 def _part_text(p: dict[str, Any]) -> str:
+    if p["decision"] == MISSING and p["note"] == OE_UNDEFINED:
+        return f"{p['part']}: {OE_UNDEFINED}"
     if p["decision"] == MISSING:
         return f"{p['part']}: missing data{(' (' + p['note'] + ')') if p['note'] else ''}"
     eff = (
@@ -332,7 +356,8 @@ def _final_verdict(decision: str, needs: str, missing_note: str = "") -> str:
         return decision
     if decision == MISSING:
         return f"{MISSING}: {missing_note}" if missing_note else MISSING
-    if needs.startswith(("not decided", "budgets", "no runs for")):
+    said = needs.startswith(("not decided", "budgets", "no runs for"))
+    if said or needs.split(";")[0].endswith(OE_UNDEFINED):
         return f"{UNDECIDABLE_PREFIX}: {needs}"
     return f"{UNDECIDABLE_PREFIX}: needs {needs}" if needs else UNDECIDABLE_PREFIX
 
@@ -352,9 +377,14 @@ def _rule_row(
     if decision == MISSING and not missing_note:
         missing_note = "; ".join(p["note"] or p["part"] for p in parts)
     needs = _needs(parts)
-    gaps = [p["part"] for p in parts if p["decision"] == MISSING]
-    if decision == UNDECIDED and gaps:  # a part without data blocks reproduction: say which
-        gap = "no runs for " + ", ".join(gaps)
+    missing = [p for p in parts if p["decision"] == MISSING]
+    gaps = [p["part"] for p in missing if p["note"] != OE_UNDEFINED]
+    no_oe = [p["part"] for p in missing if p["note"] == OE_UNDEFINED]
+    if decision == UNDECIDED and (gaps or no_oe):  # a part without data blocks it: say which
+        said = (["no runs for " + ", ".join(gaps)] if gaps else []) + (
+            [f"{', '.join(no_oe)}: {OE_UNDEFINED}"] if no_oe else []
+        )
+        gap = "; ".join(said)
         needs = f"{needs}; {gap}" if needs else gap
     return {
         "claim_id": cid,
@@ -400,8 +430,8 @@ def claim_c1(b: _Builder) -> dict[str, Any]:
         "claim_id": "P1-C1",
         "variant": "",
         "claim": CLAIMS["P1-C1"],
-        "statistic": "Spearman rho(median final otsd_norm, median final oe_rel) over (problem, "
-        "method) cells; bootstrap 95% CI over cells",
+        "statistic": f"Spearman rho(median final otsd_norm, median final {oe_metric(cfg)}) over "
+        "(problem, method) cells; bootstrap 95% CI over cells",
         "value": c["rho"],
         "ci_low": c["ci_low"],
         "ci_high": c["ci_high"],

@@ -12,7 +12,7 @@ from boexplore.schema import schema_defaults
 # place they are written down; the thresholds there are fixed before results are seen.
 DEFAULTS: dict[str, Any] = schema_defaults("analysis")
 # Mappings whose keys are the user's labels: replaced as a whole, never merged key by key.
-FREE_MAPS = frozenset({"groups", "ucb_beta", "ts_maximiser"})
+FREE_MAPS = frozenset({"groups", "ucb_beta", "ts_maximiser", "oe_statistic", "gp_prior"})
 
 
 def _merge(base: dict[str, Any], over: Mapping[str, Any], path: str) -> dict[str, Any]:

@@ -99,16 +99,19 @@ class UniformOEBaseline:
         return pd.concat(rows, ignore_index=True)
 
 
-def add_oe_rel(metrics: pd.DataFrame, baseline: UniformOEBaseline) -> pd.DataFrame:
-    """Copy of ``metrics`` with ``oe_uniform`` and ``oe_rel = OE − oe_uniform``.
+def reference_prefix_estimator(X: np.ndarray) -> np.ndarray:
+    """Per-prefix authors' OE (``oe_ref``), length T: NaN until N = d (their cut-off)."""
+    from boexplore.metrics import observation_entropy
 
-    OE is ``oe_kl_all`` when present (no N >= d cut-off, matching the default
-    baseline estimator), else ``oe_kl``.
-    """
-    source = "oe_kl_all" if "oe_kl_all" in metrics.columns else "oe_kl"
+    return np.asarray(observation_entropy(X, variant="reference"), dtype=float)
+
+
+def _centred(
+    metrics: pd.DataFrame, source: str, baseline: UniformOEBaseline, base_col: str, out_col: str
+) -> pd.DataFrame:
     for col in ("dim", "n", source):
         if col not in metrics.columns:
-            raise ValueError(f"metrics table lacks column {col!r} needed for oe_rel")
+            raise ValueError(f"metrics table lacks column {col!r} needed for {out_col}")
     out = metrics.copy()
     base = np.full(len(out), np.nan)
     dims = out["dim"].to_numpy(dtype=int)
@@ -117,6 +120,25 @@ def add_oe_rel(metrics: pd.DataFrame, baseline: UniformOEBaseline) -> pd.DataFra
         mask = dims == d
         curve = baseline.curve(int(d), int(ns[mask].max()))
         base[mask] = curve[ns[mask] - 1]
-    out["oe_uniform"] = base
-    out["oe_rel"] = out[source].astype(float) - base
+    out[base_col] = base
+    out[out_col] = out[source].astype(float) - base
     return out
+
+
+def add_oe_rel(metrics: pd.DataFrame, baseline: UniformOEBaseline) -> pd.DataFrame:
+    """Copy of ``metrics`` with ``oe_uniform`` and ``oe_rel = OE − oe_uniform``.
+
+    OE is ``oe_kl_all`` when present (no N >= d cut-off, matching the default
+    baseline estimator), else ``oe_kl``.
+    """
+    source = "oe_kl_all" if "oe_kl_all" in metrics.columns else "oe_kl"
+    return _centred(metrics, source, baseline, "oe_uniform", "oe_rel")
+
+
+def add_oe_ref_rel(metrics: pd.DataFrame, baseline: UniformOEBaseline) -> pd.DataFrame:
+    """Copy of ``metrics`` with ``oe_ref_uniform`` and ``oe_ref_rel = oe_ref − oe_ref_uniform``.
+
+    ``baseline`` must use :func:`reference_prefix_estimator`. NaN where the authors' OE is
+    not defined (N < d); within a problem the differences are those of ``oe_ref`` itself.
+    """
+    return _centred(metrics, "oe_ref", baseline, "oe_ref_uniform", "oe_ref_rel")

@@ -18,7 +18,12 @@ import pandas as pd
 
 from boexplore.analysis.config import analysis_config
 from boexplore.analysis.correlation import otsd_oe_correlation, per_problem_correlation
-from boexplore.analysis.oe_baseline import UniformOEBaseline, add_oe_rel
+from boexplore.analysis.oe_baseline import (
+    UniformOEBaseline,
+    add_oe_ref_rel,
+    add_oe_rel,
+    reference_prefix_estimator,
+)
 from boexplore.analysis.paper_order import compare_pairs, kendall_with_paper, paper_levels
 from boexplore.analysis.performance import nonmonotone_test, per_problem_shape
 from boexplore.analysis.summaries import (
@@ -88,6 +93,18 @@ def _with_metadata(metrics: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def oe_metric(cfg: Mapping[str, Any]) -> str:
+    """The OE statistic that decides OE parts and P1-C1: the OE entry of
+    ``exploration_metrics`` (``oe_rel``, ours, or ``oe_ref_rel``, the authors')."""
+    return next((x for x in cfg["exploration_metrics"] if x.startswith("oe_")), "oe_rel")
+
+
+def uses_oe_ref(cfg: Mapping[str, Any]) -> bool:
+    """Whether the analysis needs the authors' OE centred on uniform points (``oe_ref_rel``)."""
+    wanted = {*cfg["exploration_metrics"], *cfg["sensitivity"].get("oe_statistic", {})}
+    return "oe_ref_rel" in wanted
+
+
 def run_analysis(
     metrics: pd.DataFrame,
     section: Mapping[str, Any] | None = None,
@@ -110,6 +127,13 @@ def run_analysis(
         n_rep=int(cfg["oe_baseline"]["n_rep"]), seed=int(cfg["oe_baseline"]["seed"])
     )
     m = add_oe_rel(_with_metadata(metrics), baseline)
+    if uses_oe_ref(cfg):
+        ref_baseline = UniformOEBaseline(
+            n_rep=int(cfg["oe_baseline"]["n_rep"]),
+            seed=int(cfg["oe_baseline"]["seed"]),
+            estimator=reference_prefix_estimator,
+        )
+        m = add_oe_ref_rel(m, ref_baseline)
     final = final_rows(m)
     final["performance"] = performance_score(final)
     xmetrics = list(cfg["exploration_metrics"])
@@ -176,7 +200,7 @@ def run_analysis(
                 }
             )
 
-    corr = otsd_oe_correlation(cells, "otsd_norm", "oe_rel", n_boot=n_boot, seed=seed)
+    corr = otsd_oe_correlation(cells, "otsd_norm", oe_metric(cfg), n_boot=n_boot, seed=seed)
     shape = per_problem_shape(cells, primary, "performance")
     vpairs = match_variants(final[["method", *META_COLUMNS]])
     if vpairs.empty:
@@ -217,7 +241,7 @@ def run_analysis(
             columns=["subset", "metric", "tau", "ci_low", "ci_high", "n_labels", "n_problems"],
         ),
         correlation=corr,
-        correlation_per_problem=per_problem_correlation(cells),
+        correlation_per_problem=per_problem_correlation(cells, "otsd_norm", oe_metric(cfg)),
         performance_shape=shape,
         performance_test=nonmonotone_test(shape),
         variant_pairs=vpairs,

@@ -8,7 +8,11 @@ along which claims are re-decided with the claim code itself:
 * **TS maximiser** — P1-C4 per TS label, with the share of its BO points on the
   box boundary (a polished maximiser lands on faces, which inflates OTSD in high d);
 * **where trust regions / RAASP are tested** — P1-C7 per factor and d-range;
-* **C8's method set** — P1-C8 on problems with at least k base methods.
+* **C8's method set** — P1-C8 on problems with at least k base methods;
+* **OE statistic** — P1-C1, C2, C6 and C7 with the authors' OE (defined past d points) and
+  with ours as the OE metric, so a row says where the two disagree;
+* **GP prior** — P1-C4 (each TS maximiser, with its boundary share), C5 and C8 under each
+  prior (BoTorch's default before and since 0.12), all priors on the same problems.
 
 ``settings_range`` condenses each claim's settings into one phrase a README row
 can show beside the default verdict ("reproduced for β ∈ [0.5, 2]; not for 16").
@@ -26,6 +30,8 @@ import numpy as np
 import pandas as pd
 
 from boexplore.analysis.claims import (
+    claim_c1,
+    claim_c2,
     claim_c3,
     claim_c4,
     claim_c5,
@@ -34,7 +40,7 @@ from boexplore.analysis.claims import (
     factor_claim,
     one_row,
 )
-from boexplore.analysis.pipeline import AnalysisResult
+from boexplore.analysis.pipeline import AnalysisResult, oe_metric
 from boexplore.analysis.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 from boexplore.analysis.views import rederive, with_config
 
@@ -57,6 +63,8 @@ LABEL = {
     "ts_maximiser": "TS maximiser",
     "factor @ d-range": "factor @ d",
     "min base methods per problem": "method set",
+    "oe_statistic": "OE statistic",
+    "gp_prior": "GP prior",
 }
 WORD = {
     REPRODUCED: "reproduced",
@@ -215,6 +223,129 @@ def c8_method_set(r: AnalysisResult) -> list[dict[str, Any]]:
     return rows
 
 
+def _with_oe(cfg: Mapping[str, Any], metric: str) -> list[str]:
+    """``exploration_metrics`` with its OE entry replaced by ``metric``."""
+    return [metric if x.startswith("oe_") else x for x in cfg["exploration_metrics"]]
+
+
+#: Claims with an OE part (C1's correlation, C2, C6 and C7's metric parts).
+OE_CLAIMS: tuple[tuple[str, Any], ...] = (
+    ("P1-C1", claim_c1),
+    ("P1-C2", claim_c2),
+    ("P1-C6", lambda b: factor_claim(b, "P1-C6", ["q"], +1)),
+    ("P1-C7", lambda b: factor_claim(b, "P1-C7", ["trust_region", "raasp"], -1)),
+)
+
+
+def oe_statistic(r: AnalysisResult) -> list[dict[str, Any]]:
+    """C1, C2, C6 and C7 with each OE metric of ``sensitivity.oe_statistic`` as the OE one."""
+    cfg = r.config
+    names: Mapping[str, str] = cfg["sensitivity"].get("oe_statistic", {})
+    default = oe_metric(cfg)
+    rows = []
+    for metric, name in names.items():
+        if metric not in r.final.columns:
+            continue
+        view = rederive(
+            with_config(r, exploration_metrics=_with_oe(cfg, metric)), r.final, int(cfg["n_boot"])
+        )
+        for cid, build in OE_CLAIMS:
+            rows.append(
+                {
+                    "claim_id": cid,
+                    "dimension": "oe_statistic",
+                    "setting": name,
+                    "value": metric,
+                    "is_default": metric == default,
+                    **_decide(view, one_row(build)),
+                    "n_problems": int(r.final.loc[r.final[metric].notna(), "problem"].nunique()),
+                }
+            )
+    return rows
+
+
+def _prior_labels(maps: Mapping[str, Mapping[str, str]]) -> set[str]:
+    return {lab for m in maps.values() for lab in (*m, *m.values())}
+
+
+def prior_view(r: AnalysisResult, mapping: Mapping[str, str]) -> AnalysisResult:
+    """``r`` on the problems where every label of every prior ran, with only the labels of
+    ``mapping`` (renamed to their base labels) and random search: one GP prior's study."""
+    cfg = r.config
+    maps: Mapping[str, Mapping[str, str]] = cfg["sensitivity"]["gp_prior"]
+    f = r.final
+    every = _prior_labels(maps)
+    have = f.groupby("problem")["method"].agg(set)
+    problems = [p for p, labs in have.items() if every <= labs]
+    keep = set(mapping.values()) | set(cfg["groups"].get("random", []))
+    sub = f[f["problem"].isin(problems) & f["method"].isin(keep)].copy()
+    sub["method"] = sub["method"].replace({v: k for k, v in mapping.items()})
+    return rederive(r, sub, int(cfg["n_boot"]))
+
+
+def _share(boundary: pd.DataFrame | None, label: str) -> tuple[float, float]:
+    if boundary is None or boundary.empty:
+        return np.nan, np.nan
+    hit = boundary[(boundary["method"] == label) & (boundary["subset"] == "all")]
+    if hit.empty:
+        return np.nan, np.nan
+    return float(hit["boundary_share"].iloc[0]), float(hit["coord_share"].iloc[0])
+
+
+def gp_prior(r: AnalysisResult, boundary: pd.DataFrame | None) -> list[dict[str, Any]]:
+    """C4 (each TS maximiser, with its boundary share), C5 and C8 under each GP prior of
+    ``sensitivity.gp_prior``, every prior on the same problems and base labels."""
+    cfg = r.config
+    maps: Mapping[str, Mapping[str, str]] = cfg["sensitivity"].get("gp_prior", {})
+    present = set(r.final["method"].unique())
+    if not maps or not _prior_labels(maps) <= present:
+        return []
+    maximisers: Mapping[str, str] = cfg["sensitivity"]["ts_maximiser"]
+    rows = []
+    for name, mapping in maps.items():
+        view = prior_view(r, mapping)
+        common = {
+            "dimension": "gp_prior",
+            "is_default": all(k == v for k, v in mapping.items()),
+            "n_problems": int(view.final["problem"].nunique()),
+        }
+        for group in cfg["c4_ts_groups"]:
+            for lab in cfg["groups"].get(group, []):
+                if lab not in mapping:
+                    continue
+                share, coord = _share(boundary, mapping[lab])
+                rows.append(
+                    {
+                        "claim_id": "P1-C4",
+                        "setting": f"{name}, {maximisers.get(lab, lab)}",
+                        "value": f"{mapping[lab]}@{name}",
+                        **common,
+                        **_decide(view, lambda b, g=group: [claim_c4(b, g)]),
+                        "boundary_share": share,
+                        "coord_boundary_share": coord,
+                    }
+                )
+        for cid, build in (("P1-C5", claim_c5), ("P1-C8", claim_c8)):
+            rows.append(
+                {
+                    "claim_id": cid,
+                    "setting": name,
+                    "value": name,
+                    **common,
+                    **_decide(view, one_row(build)),
+                }
+            )
+    return rows
+
+
+def boundary_labels(cfg: Mapping[str, Any]) -> list[str]:
+    """Labels whose boundary share the C4 rows report: each TS maximiser, under each prior."""
+    labels = list(cfg["sensitivity"]["ts_maximiser"])
+    for mapping in cfg["sensitivity"].get("gp_prior", {}).values():
+        labels += [v for k, v in mapping.items() if k in cfg["sensitivity"]["ts_maximiser"]]
+    return list(dict.fromkeys(labels))
+
+
 def sensitivity_table(r: AnalysisResult, boundary: pd.DataFrame | None = None) -> pd.DataFrame:
     """Long table: one row per (claim, setting) with the decision under that setting."""
     rows = [
@@ -223,6 +354,8 @@ def sensitivity_table(r: AnalysisResult, boundary: pd.DataFrame | None = None) -
         *c5_beta(r),
         *c7_where(r),
         *c8_method_set(r),
+        *oe_statistic(r),
+        *gp_prior(r, boundary),
     ]
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -238,7 +371,7 @@ def setting_phrase(dimension: str, settings: Sequence[str]) -> str:
     joined = ", ".join(settings)
     if dimension.startswith("ucb_beta"):
         return f"{label} = {joined}"
-    if dimension == "ts_maximiser":
+    if dimension in ("ts_maximiser", "oe_statistic", "gp_prior"):
         return f"{label}: {joined}"
     return joined
 
@@ -276,9 +409,11 @@ def settings_columns(sens: pd.DataFrame) -> pd.DataFrame:
             for d, gg in g.groupby("dimension", sort=False)
             if gg["is_default"].astype(bool).any()
         )
-        if cid == "P1-C4" and g["boundary_share"].notna().any():
+        shares = g[g["boundary_share"].notna()]
+        if cid == "P1-C4" and len(shares):
             text += "; boundary share of BO points: " + ", ".join(
-                f"{s} {b:.2f}" for s, b in zip(g["setting"], g["boundary_share"], strict=True)
+                f"{s} {b:.2f}"
+                for s, b in zip(shares["setting"], shares["boundary_share"], strict=True)
             )
         rows.append({"claim_id": cid, "settings_range": text, "default_setting": default})
     return pd.DataFrame(rows, columns=["claim_id", "settings_range", "default_setting"])

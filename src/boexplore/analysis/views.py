@@ -17,7 +17,7 @@ import pandas as pd
 
 from boexplore.analysis.correlation import otsd_oe_correlation
 from boexplore.analysis.paper_order import kendall_with_paper, paper_levels
-from boexplore.analysis.pipeline import AnalysisResult
+from boexplore.analysis.pipeline import AnalysisResult, oe_metric
 from boexplore.analysis.summaries import RUN_KEYS, cell_medians, performance_score
 
 
@@ -87,9 +87,10 @@ def rederive(r: AnalysisResult, final: pd.DataFrame, n_boot: int) -> AnalysisRes
             }
         ]
     )
+    oe = oe_metric(cfg)
     corr = (
-        otsd_oe_correlation(cells, "otsd_norm", "oe_rel", n_boot=n_boot, seed=seed)
-        if {"otsd_norm", "oe_rel"} <= set(cells.columns)
+        otsd_oe_correlation(cells, "otsd_norm", oe, n_boot=n_boot, seed=seed)
+        if {"otsd_norm", oe} <= set(cells.columns)
         else {"rho": math.nan, "ci_low": math.nan, "ci_high": math.nan, "n_cells": 0}
     )
     return dataclasses.replace(
