@@ -333,11 +333,15 @@ def save_rerun(job: ReleaseJob, trace: pd.DataFrame, out_dir: Path) -> Path:
 def overlay_release(release_dir: Path, rerun_dir: Path, out_dir: Path) -> int:
     """``out_dir`` = the release with every re-run trace in place of its committed one.
 
-    Committed traces are symlinked (no copy); returns how many were replaced.
+    Committed traces are symlinked (no copy), each after it was checked against its release
+    manifest (the overlay has none of its own); returns how many were replaced.
     """
+    from boexplore.pipeline.integrity import check_file
+
     release_dir, rerun_dir, out_dir = Path(release_dir), Path(rerun_dir), Path(out_dir)
     replaced = 0
     for src in sorted(release_dir.glob("*/*/*.parquet")):
+        check_file(src)
         rel = src.relative_to(release_dir)
         dst = out_dir / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
