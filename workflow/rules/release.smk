@@ -19,17 +19,15 @@ RELEASE_TABLE_NAMES = [
 
 # Every released file a job uses is checked against the release manifest first (integrity
 # module of boexplore.pipeline): a damaged, unlisted or missing file refuses the job.
-if RELEASE_TRACES:
+from boexplore.pipeline.integrity import checked_source as _checked_source
 
-    def checked_restore_source(wildcards):
-        release_checked(wildcards)
-        return restore_source(wildcards)
+if RELEASE_TRACES:
 
     ruleorder: restore_run > bo_run
 
     rule restore_run:
         input:
-            checked_restore_source,
+            lambda wc: _checked_source(_restore_roots(RELEASE), wc, restore_source),
         output:
             f"{RESULTS}/runs/{{problem}}/{{method}}/{{chunk}}.parquet",
         params:

@@ -3,24 +3,13 @@
 # A job whose (problem, method) cell of a release it restores or extends from does not match the
 # release manifest is refused here and in restore_run alike (boexplore.pipeline.integrity), so
 # Snakemake cannot fall back from a refused restore to BO without saying so.
-from boexplore.pipeline.integrity import check_job_release as _check_job_release
-
-
-def release_checked(wildcards):
-    """Raise ReleaseIntegrityError naming each damaged release file this job's cell would use."""
-    _check_job_release(_restore_roots(RELEASE), wildcards.problem, wildcards.method)
-
-
-def checked_extend_source(wildcards):
-    release_checked(wildcards)
-    return extend_source(wildcards)
-
+from boexplore.pipeline.integrity import checked_source as _checked_source
 
 
 rule bo_run:
     input:
         problem=f"{RESULTS}/problems/{{problem}}.json",
-        released_prefix=lambda wc: checked_extend_source(wc),
+        released_prefix=lambda wc: _checked_source(_restore_roots(RELEASE), wc, extend_source),
     output:
         f"{RESULTS}/runs/{{problem}}/{{method}}/{{chunk}}.parquet",
     params:

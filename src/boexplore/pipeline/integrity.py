@@ -40,6 +40,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger("boexplore.pipeline")
 
@@ -403,6 +404,14 @@ def check_job_release(roots: Iterable[str | Path], problem: str, method: str) ->
             continue
         damages += audit_cell(root, problem, method)
     raise_for(damages, f"job {problem}/{method}: its data release is damaged")
+
+
+def checked_source(roots: Iterable[str | Path], wildcards: Any, source: Any) -> Any:
+    """``source(wildcards)`` (a workflow input function) after :func:`check_job_release` for
+    the job's ``wildcards.problem`` / ``wildcards.method``: how ``restore_run`` and ``bo_run``
+    ask for their released inputs."""
+    check_job_release(roots, wildcards.problem, wildcards.method)
+    return source(wildcards)
 
 
 # --- whole releases, tables and figures (boexplore verify --integrity) -------------------------
