@@ -58,7 +58,7 @@ def test_authors_oe_decides_past_d_and_says_so_before():
     assert "oe_ref_rel" in _row(past, "P1-C1")["statistic"]
     # the same runs cut at 5 points: the high-d problems (d = 6-8) have no authors' OE
     cut = claims_report(_analyse(_metrics(T=5, overrides=GOOD), AUTHORS)).claims
-    assert "3 problems left out (n < d" in _row(cut, "P1-C2")["note"]
+    assert "3 problems left out (n <= d" in _row(cut, "P1-C2")["note"]
     # only high-d problems: the OE part has no verdict, the row says why (control: OTSD decides)
     high = _metrics(T=5, overrides=GOOD)
     high = high[high["dim"] >= 6]

@@ -5,7 +5,8 @@ How each sentence of the paper is operationalised (thresholds and the rule in
 results; the rule is described in :mod:`boexplore.analysis.decide`):
 
 * **P1-C1** "OTSD and OE are strongly correlated across problems and methods":
-  Spearman ρ between the cell medians of final ``otsd_norm`` and ``oe_rel``
+  Spearman ρ between the cell medians of final ``otsd_norm`` and the OE metric of
+  ``exploration_metrics`` (``oe_rel``, ours, or ``oe_ref_rel``, the authors')
   over (problem, method) cells, bootstrap interval over cells, must clear
   ``c1_rho`` ("strongly").
 * **P1-C2** "Both separate known explorers from known exploiters": one part per
@@ -230,8 +231,8 @@ class _Builder:
         return paired_units(self._wide[key], metric, pairs, part, test=self.test, shift=shift)
 
     def undefined_problems(self, metric: str, subset: str) -> list[str]:
-        """Problems of ``subset`` on which ``metric`` is the authors' OE and no run reached
-        d points (their estimator returns nothing before)."""
+        """Problems of ``subset`` on which ``metric`` is the authors' OE and no run has more
+        than d points (their estimator returns nothing for such a trace)."""
         if metric not in OE_PAST_D or metric not in self.r.final.columns:
             return []
         f = self.r.final
@@ -270,7 +271,7 @@ class _Builder:
         if undefined and units.empty:
             notes = [OE_UNDEFINED]
         elif undefined:
-            notes.append(f"{len(undefined)} problems left out (n < d: {OE_UNDEFINED_SHORT})")
+            notes.append(f"{len(undefined)} problems left out (n <= d: {OE_UNDEFINED_SHORT})")
         if s["decision"] != MISSING and s["min_seeds"] < self.min_seeds:
             s["decision"] = UNDECIDED
             notes.append(f"fewer than min_seeds={self.min_seeds} seeds")
@@ -302,7 +303,7 @@ class _Builder:
 
 #: OE metrics defined only past d points (the authors' estimator), and what a part says then.
 OE_PAST_D = frozenset({"oe_ref_rel", "oe_ref"})
-OE_UNDEFINED_SHORT = "the authors' OE needs at least d points"
+OE_UNDEFINED_SHORT = "the authors' OE needs more than d points"
 OE_UNDEFINED = f"OE not defined at this budget ({OE_UNDEFINED_SHORT})"
 
 

@@ -138,7 +138,11 @@ def add_oe_rel(metrics: pd.DataFrame, baseline: UniformOEBaseline) -> pd.DataFra
 def add_oe_ref_rel(metrics: pd.DataFrame, baseline: UniformOEBaseline) -> pd.DataFrame:
     """Copy of ``metrics`` with ``oe_ref_uniform`` and ``oe_ref_rel = oe_ref − oe_ref_uniform``.
 
-    ``baseline`` must use :func:`reference_prefix_estimator`. NaN where the authors' OE is
-    not defined (N < d); within a problem the differences are those of ``oe_ref`` itself.
+    ``baseline`` must use :func:`reference_prefix_estimator`. NaN at N <= d: the authors'
+    function returns values for the prefixes of d .. T-1 points of a T-point trace, so a
+    trace (or budget prefix) of N points has their OE only when N > d. Within a problem the
+    differences are those of ``oe_ref`` itself.
     """
-    return _centred(metrics, "oe_ref", baseline, "oe_ref_uniform", "oe_ref_rel")
+    out = _centred(metrics, "oe_ref", baseline, "oe_ref_uniform", "oe_ref_rel")
+    out.loc[out["n"].to_numpy() <= out["dim"].to_numpy(), "oe_ref_rel"] = np.nan
+    return out

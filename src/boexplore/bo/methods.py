@@ -274,6 +274,6 @@ def describe_methods() -> str:
     lines += [
         "",
         "Variants: +qN batch of N points; +tr TuRBO-style trust region; "
-        "+raasp RAASP candidates (perturb best points, each coordinate w.p. min(1, 20/d)).",
+        "+raasp RAASP candidates (perturb best points, each coordinate w.p. min(20/d, 0.5)).",
     ]
     return "\n".join(lines)

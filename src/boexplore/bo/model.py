@@ -11,8 +11,9 @@ inputs are already in ``[0,1]^d``.
 Warm start: the raw hyperparameters of the previous iteration's fit are loaded
 before L-BFGS starts (outcome-transform buffers are *not* copied, they belong
 to the new data). A failed fit is retried (fresh hyperparameters, larger
-Cholesky jitter); if every attempt fails, the model keeps its prior-mode
-hyperparameters and the failure is reported in ``FitInfo.status``.
+Cholesky jitter); if every attempt fails, the model keeps its initial hyperparameters
+(the prior mode under ``dim_scaled``; GPyTorch's defaults for the lengthscale under
+``gamma``) and the failure is reported in ``FitInfo.status``.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def fit_gp(
     ``warm_state`` (from ``hyper_state``) initialises the hyperparameters; ``prior`` is one
     of ``GP_PRIORS``.
     Attempt 0 uses the warm state (if any); retries re-create the model
-    (prior-mode hyperparameters) with a 100x larger Cholesky jitter each time (1e-8, 1e-6, 1e-4).
+    (initial hyperparameters) with a 100x larger Cholesky jitter each time (1e-8, 1e-6, 1e-4).
     """
     if X.ndim != 2 or Y.shape != (X.shape[0], 1):
         raise ValueError(

@@ -5,8 +5,8 @@ Each of the q points maximises its own independent posterior sample path
 over a candidate set: N Sobol points in the search box plus perturbations of
 the best observed points -- N/4 Gaussian ones (all coordinates, sd 0.05 of the
 box width, clipped) by default, or N RAASP ones with ``+raasp``. That is the
-maximiser of TuRBO and BoTorch's TS tutorials, and what the paper describes
-(``ts``, ``polish=False``, the default). With ``ts(polish=true)`` the best
+maximiser of TuRBO and BoTorch's TS tutorials and our default (``ts``,
+``polish=False``; the paper's summary does not say how TS was maximised). With ``ts(polish=true)`` the best
 ``polish_top`` candidates are then refined by L-BFGS-B on the path (it is
 differentiable); this changes the method's exploration: at d = 50 ~40 % of the
 polished coordinates land exactly on the box boundary (OTSD 1.29x random
