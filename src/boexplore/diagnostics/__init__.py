@@ -21,6 +21,7 @@ from boexplore.diagnostics.monitor import (
 )
 from boexplore.diagnostics.references import References, load_references, uniform_otsd_curves
 from boexplore.diagnostics.stopping import StopRule, incumbent_stop_point, stop_point
+from boexplore.diagnostics.verdict import StopVerdict, load_stop_verdict
 
 __all__ = [
     "BALANCED",
@@ -35,10 +36,12 @@ __all__ = [
     "References",
     "StopRule",
     "StopRun",
+    "StopVerdict",
     "assess",
     "hysteresis",
     "incumbent_stop_point",
     "load_references",
+    "load_stop_verdict",
     "raw_states",
     "stop_point",
     "suggest",

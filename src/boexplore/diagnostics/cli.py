@@ -16,7 +16,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "monitor and the OTSD stop rule: per-step normalised OTSD, its ratio to uniform random "
         "points of the same (d, t), the state (over-exploring / balanced / under-exploring, with "
         "hysteresis), where the stop rule would have stopped, and what to change. Defaults are "
-        "the thresholds of config/replicate.yaml (analysis.uses), tuned on held-out problems.",
+        "the thresholds of config/replicate.yaml (analysis.uses), tuned on held-out problems. "
+        "When the stop rule fires, one more line gives its claim's committed verdict (P1-U2 of "
+        "the replicate tier: whether the saving it offers held on held-out problems, and its "
+        "loss against the incumbent-only control).",
     )
     p.add_argument("trace", help=".csv or .parquet trace (a boexplore run file works as is)")
     p.add_argument(
@@ -40,6 +43,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--window", type=int, help="stop rule: evaluations the condition must hold")
     p.add_argument("--otsd-frac", type=float, help="stop rule: fraction of random's OTSD increment")
     p.add_argument("--over-ratio", type=float, help="monitor: over-exploring at this x random")
+    p.add_argument(
+        "--claims-tables",
+        metavar="DIR",
+        help="claims tables the stop rule's verdict is read from (default: the committed "
+        "data/replicate/tables, or the package's copy of its P1-U2 rows when installed)",
+    )
     p.set_defaults(func=_run)
 
 
@@ -53,6 +62,7 @@ def _run(args: argparse.Namespace) -> int:
     from boexplore.diagnostics.monitor import MonitorThresholds
     from boexplore.diagnostics.stopping import StopRule
     from boexplore.diagnostics.timeline import diagnose_points, stop_at
+    from boexplore.diagnostics.verdict import load_stop_verdict
     from boexplore.metrics.cli import _unit_points
     from boexplore.metrics.scoring import x_columns
 
@@ -107,6 +117,12 @@ def _run(args: argparse.Namespace) -> int:
             f"incumbent gained {gain:.4g} afterwards",
             file=sys.stderr,
         )
+        print(load_stop_verdict(args.claims_tables).advice_line(), file=sys.stderr)
+        if rule != StopRule():
+            print(
+                f"  (that verdict is the default rule's, {StopRule()}; yours, {rule}, is untested)",
+                file=sys.stderr,
+            )
     advice = suggest(state, args.method or "your method")
     print(
         f"final state: {state or 'none'}; advice: {', '.join(advice.suggestions)} ({advice.reason})",

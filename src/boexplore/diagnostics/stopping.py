@@ -7,6 +7,13 @@ next to ones it already has, i.e. it is refining one region — and the incumben
 improve by more than ``min_improvement`` × the observed range of y. The initial design
 is never part of the window. The control rule :func:`incumbent_stop_point` uses the
 incumbent alone (no OTSD).
+
+Committed verdict (P1-U2, replicate tier): not reproduced — the rule's claimed saving of
+evaluations at a loss within seed noise did not hold on the held-out half of the replicate
+problems, and the incumbent-only control lost less. :meth:`StopRule.verdict`
+returns the verdict with its numbers and where the rule loses (by d), read from the committed
+claims table (:mod:`boexplore.diagnostics.verdict`); ``boexplore diagnose`` prints it whenever
+it offers a stop. A test keeps this paragraph's verdict equal to the table's.
 """
 
 from __future__ import annotations
@@ -21,7 +28,12 @@ from boexplore.diagnostics.references import uniform_otsd_curves
 
 @dataclass(frozen=True)
 class StopRule:
-    """OTSD-increment + incumbent stopping rule."""
+    """OTSD-increment + incumbent stopping rule (paper 1's claimed use P1-U2).
+
+    Its claim's committed verdict (see the module docstring) is :meth:`verdict`:
+    ``StopRule.verdict().advice_line()`` says whether the saving held and what the rule lost
+    against the incumbent-only control, by d.
+    """
 
     window: int = 4
     otsd_frac: float = 0.75
@@ -31,6 +43,14 @@ class StopRule:
     def __post_init__(self) -> None:
         if self.window < 1 or self.otsd_frac <= 0 or self.min_improvement < 0:
             raise ValueError(f"StopRule: invalid values {self}")
+
+    @staticmethod
+    def verdict(tables=None):
+        """The committed verdict of P1-U2 (:func:`boexplore.diagnostics.verdict.load_stop_verdict`;
+        ``tables``: another claims-tables directory)."""
+        from boexplore.diagnostics.verdict import load_stop_verdict
+
+        return load_stop_verdict(tables)
 
     def conditions(self, otsd_history: ArrayLike, y: ArrayLike, d: int, n_init: int) -> np.ndarray:
         """Boolean per evaluation t = 1..T: would the rule stop after t?"""
