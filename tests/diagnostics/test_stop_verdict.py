@@ -141,3 +141,16 @@ def test_user_rule_other_than_the_default_is_named(capsys) -> None:
     err = capsys.readouterr().err
     if "would stop" in err:
         assert "is untested" in err
+
+
+@needs_tables
+def test_diagnostics_page_states_the_generated_verdict() -> None:
+    from boexplore.reporting import results_text as rt
+
+    page = (ROOT / "docs/diagnostics.md").read_text()
+    bodies = {m["name"]: m["body"] for m in rt.REGION.finditer(page)}
+    body = bodies["stop-verdict-replicate"]
+    assert body == rt.render("stop-verdict-replicate", ROOT)  # generated, not typed
+    assert load_stop_verdict().advice_line() in body  # the line diagnose prints
+    assert f"P1-U2, replicate tier: {_row()['verdict']}" in body
+    assert "uses-replicate" in bodies

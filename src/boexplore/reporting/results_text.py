@@ -548,6 +548,52 @@ def tier_comparison(repo: Path, before: str, after: str) -> str:
     return "\n".join(lines)
 
 
+def uses_table(repo: Path, tier: str) -> str:
+    """The paper-1 uses (rows P1-U*) of a tier: verdict and the note that decided it."""
+    path = repo / "data" / tier / "tables" / "claims_paper1.csv"
+    if not path.exists():
+        return MISSING.format(what=f"`data/{tier}/tables/claims_paper1.csv`")
+    df = pd.read_csv(path, dtype={"variant": str}).fillna({"variant": "", "note": ""})
+    lines = ["| row | verdict | parts and controls (the row's note) |", "|---|---|---|"]
+    for _, row in df[df["claim_id"].str.startswith("P1-U")].iterrows():
+        claim = str(row["claim"]).split(":", 1)[0]
+        variant = f" (`{row['variant']}`)" if row["variant"] else ""
+        lines.append(
+            f"| {row['claim_id']}{variant} {cell(claim.lower())} | "
+            f"{cell(verdict_text(row['verdict']))} | {cell(row['note'])} |"
+        )
+    return "\n".join(lines)
+
+
+def stop_verdict_text(repo: Path, tier: str) -> str:
+    """P1-U2 (the OTSD stop rule) of a tier: its parts, where it loses by d, and the line
+    ``boexplore diagnose`` prints when it offers a stop (the same code builds both)."""
+    from boexplore.diagnostics.verdict import FILES, load_stop_verdict
+
+    tables = repo / "data" / tier / "tables"
+    missing = [f for f in FILES if not (tables / f).exists()]
+    if missing:
+        return MISSING.format(what=", ".join(f"`data/{tier}/tables/{f}`" for f in missing))
+    v = load_stop_verdict(tables, tier=tier)
+    losses = v.mean_losses()
+    lines = [
+        f"**{v.claim_id}, {tier} tier: {v.verdict}** (decide half, {v.scale()}). "
+        f"Claim: “{v.claimed()}”.",
+        "",
+        v.parts_table(),
+        "",
+    ]
+    if losses:
+        lines += [
+            f"Mean loss in normalised regret at the stop: rule {num(losses['rule'])}, random "
+            f"stop at the same times {num(losses['random'])}, incumbent-only rule "
+            f"{num(losses['incumbent'])}.",
+            "",
+        ]
+    lines += ["What `boexplore diagnose` prints under its stop point:", "", f"> {v.advice_line()}"]
+    return "\n".join(lines)
+
+
 def _time(name: str) -> Callable[[Path], str]:
     return lambda repo: time_phrase(repo, name)
 
@@ -571,6 +617,8 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "budget-replicate-long": lambda repo: tier_comparison(repo, "replicate", "replicate-long"),
     "paper2-default": _claims("default", 2),
     "paper2-coverage-default": _table_file("default", "paper2_e2_coverage.md"),
+    "uses-replicate": lambda repo: uses_table(repo, "replicate"),
+    "stop-verdict-replicate": lambda repo: stop_verdict_text(repo, "replicate"),
     "timings": timings_table,
     "time-default": _time("default"),
     "time-smoke": _time("smoke"),
