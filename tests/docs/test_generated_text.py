@@ -218,3 +218,26 @@ def test_contrasts_summary_counts_sides_and_growth(tmp_path: Path) -> None:
     half = rt.contrasts_summary(tmp_path, "t", reference_share=1.0, reference="the end")
     assert half.endswith("further from zero than at the end on 0.")  # reference = last: none
     assert rt.render("contrasts-low-d-summary-replicate-long", REPO).startswith("\n- ")
+
+
+PLACEHOLDERS = ("not measured yet", "not generated yet")
+
+
+def test_no_generated_region_prints_a_placeholder() -> None:
+    """A sentence whose number is missing drops it; no page shows 'not measured yet'."""
+    found = [
+        f"{path.relative_to(REPO)}: {m['name']}"
+        for path in rt.text_files(REPO)
+        for m in rt.REGION.finditer(path.read_text())
+        if any(p in m["body"] for p in PLACEHOLDERS)
+    ]
+    assert found == []
+
+
+def test_an_unmeasured_time_drops_its_clause(tmp_path: Path) -> None:
+    render = rt._measured("replicate", "without BO")
+    assert render(tmp_path) == "without BO"  # nothing measured: the clause alone, no placeholder
+    timings = tmp_path / "data" / "timings"
+    timings.mkdir(parents=True)
+    (timings / "replicate.json").write_text('{"wall_s": 754, "cores": 2, "load_before": 0.1}')
+    assert render(tmp_path) == "without BO (measured 13 min on 2 idle cores)"  # control
