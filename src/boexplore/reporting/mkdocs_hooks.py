@@ -1,19 +1,34 @@
-"""MkDocs hooks: serve the committed figures from the repository root inside the site.
+"""MkDocs hooks: committed figures served from the repository root; wide pages.
 
-The figures live in ``figures/<run>/`` (next to their PDF and provenance JSON), outside
-``docs/``. Instead of copying them into ``docs/`` (two copies that drift), the build adds
+**Figures.** The figures live in ``figures/<run>/`` (next to their PDF and provenance JSON),
+outside ``docs/``. Instead of copying them into ``docs/`` (two copies that drift), the build adds
 them as site files under the same relative path, so a page links ``figures/default/x.png``
 and ``mkdocs build --strict`` validates the link like any other.
+
+**Wide pages.** A page whose front matter sets ``wide: true`` (the results pages, whose claims
+tables have five columns of sentences) gets ``class="boexplore-wide"`` on its ``<body>``;
+``docs/assets/boexplore.css`` lets such a page use the window's width and scroll a table that
+still does not fit sideways, with its first column kept in view.
+
+**Generated-region markers.** ``<!-- BEGIN generated:NAME -->`` / ``<!-- END ... -->``
+(:mod:`boexplore.reporting.results_text`) are dropped from a page's Markdown before it is
+rendered: a marker at the start of a line would otherwise end the paragraph or list item it
+sits in (Markdown reads it as an HTML block), splitting a sentence such as "Measured: 33 min"
+into two paragraphs.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from mkdocs.structure.files import File, Files
 
 FIGURE_RUNS = ("default", "replicate", "replicate-long")
 SUFFIXES = (".png", ".pdf", ".json")
+WIDE_CLASS = "boexplore-wide"
+BODY = re.compile(r"<body\b")
+REGION_MARKER = re.compile(r"<!-- (?:BEGIN|END) generated:[\w.-]+ -->")
 
 
 def on_files(files: Files, config) -> Files:
@@ -26,3 +41,15 @@ def on_files(files: Files, config) -> Files:
                 if files.get_file_from_path(uri) is None:
                     files.append(File.generated(config, uri, abs_src_path=str(path)))
     return files
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    """Drop the generated-region markers (see the module docstring)."""
+    return REGION_MARKER.sub("", markdown)
+
+
+def on_post_page(output: str, page, config) -> str:
+    """Mark a page with ``wide: true`` in its front matter (see the module docstring)."""
+    if not (page.meta or {}).get("wide"):
+        return output
+    return BODY.sub(f'<body class="{WIDE_CLASS}"', output, count=1)
