@@ -164,3 +164,22 @@ def test_one_colour_registry_across_both_papers():
     e4 = schema["properties"]["e4"]["properties"]["methods"]["items"]["enum"]
     methods = [*schema["$defs"]["method"]["enum"], *e4]
     assert set(methods) <= set(KNOWN_COLORS), set(methods) - set(KNOWN_COLORS)
+
+
+def test_otsd_vs_oe_draws_the_oe_metric_the_analysis_decides_on(tmp_path):
+    """A tier deciding on the authors' OE has no ``oe_rel`` in its cells: the scatter uses
+    the config's OE metric (it failed with KeyError 'oe_rel' before)."""
+    from boexplore.plotting.paper1 import draw_figure
+
+    m = synthetic_metrics(
+        problems=(("a", 2), ("b", 3)), levels={"random": 1.0, "pi": 0.4, "greedy": 0.1}, seeds=2
+    )
+    section = {"n_boot": 20, "exploration_metrics": ["otsd_norm", "oe_ref_rel"]}
+    r = run_analysis(m, section, baseline=UniformOEBaseline(1, estimator=zero_oe_estimator))
+    t = write_tables(r, tmp_path / "tables")
+    assert "oe_rel" not in r.cells.columns and "oe_ref_rel" in r.cells.columns
+    inputs = {"cells": t["cells"], "correlation": t["correlation"]}
+    png, _, side = draw_figure("otsd_vs_oe", inputs, tmp_path / "fig" / "s.png", section)
+    assert png.exists() and json.loads(side.read_text())["config"]["exploration_metrics"][1] == (
+        "oe_ref_rel"
+    )

@@ -19,6 +19,7 @@ from boexplore.plotting.style import method_colors, method_order, set_style
 METRIC_LABELS: dict[str, str] = {
     "otsd_norm": "normalised OTSD",
     "oe_rel": "OE − OE(uniform)",
+    "oe_ref_rel": "authors' OE − its uniform mean (n > d)",
     "oe_kl": "OE (k-NN)",
 }
 
@@ -95,8 +96,10 @@ def plot_otsd_vs_oe(
     x: str = "otsd_norm",
     y: str = "oe_rel",
 ) -> list[Path]:
-    """Figure 2: one point per (problem, method) cell; Spearman rho in the title."""
+    """Figure 2: one point per (problem, method) cell; Spearman rho in the title. Cells
+    without a value (the authors' OE at n <= d) are left out, and their dimensions with them."""
     set_style()
+    cells = cells[np.isfinite(cells[x].to_numpy(float)) & np.isfinite(cells[y].to_numpy(float))]
     labels = method_order(cells["method"])
     colors = method_colors(labels)
     fig, ax = plt.subplots(figsize=(4.2, 3.4))

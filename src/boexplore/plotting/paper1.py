@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from boexplore.analysis.config import analysis_config
+from boexplore.analysis.pipeline import oe_metric
 from boexplore.plotting.budget import plot_budget_curves
 from boexplore.plotting.effects import plot_performance_vs_exploration, plot_variant_effects
 from boexplore.plotting.exploration import (
@@ -49,7 +50,9 @@ def draw_figure(
             "ci_high": row["ci_high"],
             "n_cells": row["n_methods"],
         }
-        return plot_otsd_vs_oe(_read(inputs["cells"]), stats, png_path, files, cfg)
+        return plot_otsd_vs_oe(
+            _read(inputs["cells"]), stats, png_path, files, cfg, y=oe_metric(cfg)
+        )
     if name == "exploration_vs_dimension":
         return plot_exploration_vs_dimension(
             _read(inputs["cells"]), png_path, files, cfg, metrics=metrics
