@@ -245,3 +245,23 @@ def test_several_release_roots_restore_full_budget_and_extend_the_rest(tmp_path)
     rel = {"traces": "own", "extend_from": ["long", "short"]}
     assert restore_roots(rel) == (Path("own"), Path("long"), Path("short"))
     assert restore_roots({"traces": "own"}) == (Path("own"),)
+
+
+def test_export_leaves_out_run_files_restored_from_an_extended_release(tmp_path):
+    """A job restored from another release (same seeds, same length) is not copied again;
+    one that ran BO past it is (control)."""
+    from boexplore.pipeline.release import export_traces
+
+    def trace(path: Path, seed: int, n: int) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame({"seed": [seed] * n, "y": np.arange(n, dtype=float)}).to_parquet(path)
+        return path
+
+    trace(tmp_path / "long" / "p" / "m" / "seed0.parquet", 0, 10)
+    trace(tmp_path / "long" / "p" / "m" / "seed1.parquet", 1, 10)
+    runs = tmp_path / "runs"
+    trace(runs / "p" / "m" / "seed0.parquet", 0, 10)  # restored from the long release
+    trace(runs / "p" / "m" / "seed1.parquet", 1, 14)  # extended past it
+    out = export_traces(runs, tmp_path / "out", held_in=[tmp_path / "long"])
+    assert [p.name for p in out] == ["seed1.parquet"]
+    assert len(export_traces(runs, tmp_path / "all")) == 2  # without held_in: both

@@ -66,11 +66,13 @@ def expand(trace: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def export_traces(runs_dir: Path, out_dir: Path) -> list[Path]:
+def export_traces(runs_dir: Path, out_dir: Path, held_in: ReleaseRoots | None = None) -> list[Path]:
     """Write compact copies of every ``*.parquet`` under ``runs_dir`` into ``out_dir``.
 
     Incremental: a release file newer than its source, or holding the same trace, is kept
     (its mtime, which Snakemake compares with the restored run files, does not change).
+    ``held_in``: releases the study restores from (``release.extend_from``); a run file whose
+    every seed one of them holds at the same length was restored from it and is not copied.
     Returns every release file.
     """
     runs_dir, out_dir = Path(runs_dir), Path(out_dir)
@@ -80,6 +82,8 @@ def export_traces(runs_dir: Path, out_dir: Path) -> list[Path]:
         dst = out_dir / src.relative_to(runs_dir)
         if not dst.exists() and _held_elsewhere(src, dst):
             continue  # restored from release files that group its seeds otherwise
+        if not dst.exists() and held_in and _held_in_releases(src, runs_dir, held_in):
+            continue  # restored from a release this study extends: held there already
         written.append(dst)
         if dst.exists() and dst.stat().st_mtime >= src.stat().st_mtime:
             continue
@@ -103,6 +107,14 @@ def _held_elsewhere(src: Path, dst: Path) -> bool:
         return False
     held = {s for p in others for s in _seed_counts(p)}
     return set(_seed_counts(src)) <= held
+
+
+def _held_in_releases(src: Path, runs_dir: Path, roots: ReleaseRoots) -> bool:
+    """Whether other releases hold every seed of run file ``src`` at its length."""
+    problem, method = src.relative_to(runs_dir).parts[:2]
+    counts = _seed_counts(src)
+    found = released_seeds(roots, problem, method)
+    return all(s in found and found[s][1] == n for s, n in counts.items())
 
 
 def _same_trace(a: pd.DataFrame, b: pd.DataFrame) -> bool:
@@ -406,6 +418,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     exp = sub.add_parser("export", help="compact copies of results/<run>/runs")
     exp.add_argument("runs_dir", type=Path)
     exp.add_argument("out_dir", type=Path)
+    exp.add_argument(
+        "--held-in",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="releases the study restores from (release.extend_from): run files they hold "
+        "at the same length are not copied",
+    )
     man = sub.add_parser("manifest", help="per-trace identity table of a release, sealed")
     man.add_argument("traces_dir", type=Path)
     man.add_argument(
@@ -454,7 +474,7 @@ def _main(args: argparse.Namespace) -> int:
             manifest = drop_from_release(path)
             print(f"dropped {path} (and its row in {manifest}); its job now runs BO")
         return 0
-    files = export_traces(args.runs_dir, args.out_dir)
+    files = export_traces(args.runs_dir, args.out_dir, args.held_in)
     print(f"{len(files)} traces -> {args.out_dir} ({release_size_mb(args.out_dir):.1f} MB)")
     manifest = manifest_path(args.out_dir)
     if manifest.is_file():
