@@ -60,6 +60,10 @@ class NumericsProfile:
     env: Mapping[str, str] = field(default_factory=dict)
     cpu_flags: tuple[str, ...] = ()
     torch_threads: int | None = 1
+    #: CPU vendors on which bit identity under this profile has been measured (empty: none
+    #: claimed). What ``boexplore verify`` trusts is the release's ledger
+    #: (``boexplore.pipeline.ledger``); this is the profile's own statement.
+    measured_vendors: tuple[str, ...] = ()
 
 
 PROFILES: dict[str, NumericsProfile] = {
@@ -71,6 +75,7 @@ PROFILES: dict[str, NumericsProfile] = {
             "ATen's AVX2 kernels, OpenBLAS's Haswell kernels, numpy without AVX-512 dispatch, "
             "one thread"
         ),
+        measured_vendors=("AMD",),
         env={
             **ONE_THREAD,
             "MKL_CBWR": "COMPATIBLE",
@@ -86,8 +91,11 @@ PROFILES: dict[str, NumericsProfile] = {
         description=(
             "the numerics the replicate release of 2026-12-03 was made with (OpenBLAS's "
             "SkylakeX kernels, MKL and ATen as dispatched on an AVX-512 AMD EPYC, one "
-            "thread); needs AVX-512"
+            "thread); needs AVX-512 and an AMD CPU: it re-makes the release bit for bit on AMD "
+            "EPYC only (an Intel Xeon with AVX-512 diverged; on other CPUs compare verdicts "
+            "with boexplore verify --claims)"
         ),
+        measured_vendors=("AMD",),
         env={**ONE_THREAD, "OPENBLAS_CORETYPE": "SkylakeX"},
         cpu_flags=("avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl"),
     ),
@@ -133,6 +141,63 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
+
+
+#: ``/proc/cpuinfo``'s ``vendor_id`` -> the vendor name the ledger records.
+VENDORS: dict[str, str] = {"AuthenticAMD": "AMD", "GenuineIntel": "Intel", "HygonGenuine": "Hygon"}
+#: The flags the ledger records for every CPU (what the profiles need).
+LEDGER_FLAGS: tuple[str, ...] = ("avx2", "fma", "avx512f")
+
+
+def _cpuinfo_fields() -> dict[str, str]:
+    """The first processor's ``key: value`` lines of ``/proc/cpuinfo`` (empty elsewhere)."""
+    out: dict[str, str] = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if not line.strip():
+                    break
+                if ":" in line:
+                    key, value = line.split(":", 1)
+                    out.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    return out
+
+
+def cpu_info() -> dict[str, Any]:
+    """This machine's CPU as the ledger records it: vendor, family, model number, model name
+    and which of :data:`LEDGER_FLAGS` it has (family / model None where not reported)."""
+    fields = _cpuinfo_fields()
+    raw = fields.get("vendor_id", "")
+    have = cpu_flags()
+
+    def number(key: str) -> int | None:
+        value = fields.get(key, "")
+        return int(value) if value.isdigit() else None
+
+    return {
+        "vendor": VENDORS.get(raw, raw or "unknown"),
+        "family": number("cpu family"),
+        "model_number": number("model"),
+        "model": cpu_model(),
+        "flags": {flag: flag in have for flag in LEDGER_FLAGS},
+    }
+
+
+def cpu_line(info: Mapping[str, Any] | None = None) -> str:
+    """One line naming the CPU, e.g. ``CPU: AMD EPYC (AMD, family 25, model 1; avx2 fma;
+    no avx512f)`` (what CI prints at its start: ``python -m boexplore.numerics``)."""
+    info = cpu_info() if info is None else info
+    flags = info.get("flags") or {}
+    has = " ".join(f for f, v in flags.items() if v) or "none of " + " ".join(flags)
+    lacks = " ".join(f for f, v in flags.items() if not v)
+    fam = "?" if info.get("family") is None else info["family"]
+    num = "?" if info.get("model_number") is None else info["model_number"]
+    return (
+        f"CPU: {info.get('model')} ({info.get('vendor')}, family {fam}, model {num}; "
+        f"{has}{'; no ' + lacks if lacks else ''}; {platform.machine()})"
+    )
 
 
 def missing_cpu_flags(profile: NumericsProfile) -> list[str]:
@@ -369,3 +434,7 @@ def stamp_trace(trace: Any) -> Any:
     """Record ``run_identity()`` in ``trace.attrs["boexplore"]`` (kept by Parquet); returns it."""
     trace.attrs["boexplore"] = run_identity()
     return trace
+
+
+if __name__ == "__main__":  # ``python -m boexplore.numerics`` (stdlib only: runs before install)
+    print(cpu_line())

@@ -61,6 +61,10 @@ def register(sub: argparse._SubParsersAction) -> None:
             "the first BO iteration that differs from the committed trace beyond float32 "
             "rounding. --claims rebuilds the claims table with the re-run traces swapped in "
             "(Snakemake, run name <run>_verify) and compares every verdict and statistic. "
+            "Every BO re-run appends a row (CPU, profile, jobs identical / diverged) to the "
+            "release's ledger, data/<tier>/checks/ledger.csv; where the ledger does not show "
+            "this CPU re-making the release under the profile, one line says so and points to "
+            "--claims; --ci fails only where it does. "
             "--integrity runs no BO: it checks every file of the config's releases (its own "
             "and those it extends) against the release manifest and its hash, and every "
             "figure sidecar of figures/<run> against the committed tables, in seconds; without "
@@ -100,6 +104,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--workdir",
         type=Path,
         help="where re-run traces and problem files go (default results/<run>_verify)",
+    )
+    p.add_argument(
+        "--ledger",
+        type=Path,
+        help="append this run's row here instead of the release's ledger "
+        "(data/<tier>/checks/ledger.csv, which is always the one read)",
+    )
+    p.add_argument(
+        "--ci",
+        action="store_true",
+        help="exit 1 if a trace diverged where the release's ledger shows this CPU re-making "
+        "the release under the profile; elsewhere report only (exit 0)",
     )
     p.set_defaults(func=_verify)
 
@@ -213,6 +229,7 @@ def _verify_integrity(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from boexplore import numerics
     from boexplore.numerics import active_identity, ensure_profile
     from boexplore.workflow_config import load_config, numerics_profile
 
@@ -235,7 +252,8 @@ def _verify(args: argparse.Namespace) -> int:
     if len(overrides) != len(args.env):
         print("boexplore verify: --env takes VAR=VALUE items", file=sys.stderr)
         return 2
-    profile = ensure_profile(args.profile or numerics_profile(config), overrides)
+    name = args.profile or numerics_profile(config)
+    profile = ensure_profile(name, overrides)
     import logging
 
     from boexplore.pipeline import verify
@@ -256,6 +274,19 @@ def _verify(args: argparse.Namespace) -> int:
 
     for job in picked:  # a damaged committed trace would make every comparison meaningless
         check_file(job.path)
+    from boexplore.pipeline import ledger
+
+    cpu = numerics.cpu_info()
+    ledger_file = ledger.ledger_path(config)
+    cov = ledger.coverage(
+        ledger.read(ledger_file),
+        profile if overrides else name,  # with --env it is an experiment, not the profile
+        cpu,
+        numerics.missing_cpu_flags(numerics.get_profile(name)),
+    )
+    line = ledger.notice(cov, ledger_file, args.configfile)
+    if line:
+        print(line, flush=True)
     print(
         f"re-running {len(picked)} of {len(jobs)} release jobs under profile {profile}", flush=True
     )
@@ -275,9 +306,22 @@ def _verify(args: argparse.Namespace) -> int:
 
         atomic_write(table, args.out)
         print(f"wrote {args.out}")
-    if args.claims:
-        return _verify_claims(args, config, Path(traces), workdir)
-    return 0
+    row = ledger.row_from_table(
+        table,
+        config,
+        tier=str(config["run_name"]),
+        profile=profile,
+        cpu=cpu,
+        git_commit=numerics.git_commit(),
+        note=" ".join(f"{j.problem}/{j.method}/{j.chunk}" for j in picked) if args.only else "",
+    )
+    print(f"ledger: appended this run's row to {ledger.append(args.ledger or ledger_file, row)}")
+    code = _verify_claims(args, config, Path(traces), workdir) if args.claims else 0
+    if args.ci:
+        ci_code, message = ledger.ci_exit(cov, table)
+        print(message)
+        code = code or ci_code
+    return code
 
 
 def _verify_claims(args: argparse.Namespace, config: dict, traces: Path, workdir: Path) -> int:
