@@ -119,10 +119,16 @@ def priors():
             "gp_prior": {"new": base, "old": {k: f"{k}_gamma" for k in base}},
         }
     }
-    return released_claims(_analyse(m, section))
+    r = _analyse(m, section)
+    return r, released_claims(r)
 
 
 def test_gp_prior_rows_redecide_c4_c5_c8_on_common_problems(priors):
+    r, priors = priors
+    # the default claims see only the default prior's runs; the other prior is a setting
+    assert not r.final["method"].str.endswith("_gamma").any()
+    assert not r.cells["method"].str.endswith("_gamma").any()
+    assert r.final_all["method"].str.endswith("_gamma").any()
     s = priors.sensitivity[priors.sensitivity["dimension"] == "gp_prior"]
     assert set(s["claim_id"]) == {"P1-C4", "P1-C5", "P1-C8"}
     assert set(s["n_problems"]) == {5}  # problem "a" lacks the second prior's runs

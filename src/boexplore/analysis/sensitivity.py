@@ -273,7 +273,7 @@ def prior_view(r: AnalysisResult, mapping: Mapping[str, str]) -> AnalysisResult:
     ``mapping`` (renamed to their base labels) and random search: one GP prior's study."""
     cfg = r.config
     maps: Mapping[str, Mapping[str, str]] = cfg["sensitivity"]["gp_prior"]
-    f = r.final
+    f = r.final if r.final_all is None else r.final_all
     every = _prior_labels(maps)
     have = f.groupby("problem")["method"].agg(set)
     problems = [p for p, labs in have.items() if every <= labs]
@@ -297,7 +297,7 @@ def gp_prior(r: AnalysisResult, boundary: pd.DataFrame | None) -> list[dict[str,
     ``sensitivity.gp_prior``, every prior on the same problems and base labels."""
     cfg = r.config
     maps: Mapping[str, Mapping[str, str]] = cfg["sensitivity"].get("gp_prior", {})
-    present = set(r.final["method"].unique())
+    present = set((r.final if r.final_all is None else r.final_all)["method"].unique())
     if not maps or not _prior_labels(maps) <= present:
         return []
     maximisers: Mapping[str, str] = cfg["sensitivity"]["ts_maximiser"]
