@@ -27,3 +27,19 @@ def test_control_a_changed_table_makes_the_page_stale(tmp_path, monkeypatch):
     monkeypatch.setitem(dd.RENDERERS, "causes", (changed, dd.render_causes))
     text = dd.PAGE.read_text()
     assert dd.render_page(text) != text
+
+
+def test_control_a_new_ledger_row_makes_the_page_stale(tmp_path, monkeypatch):
+    """The ledger region is rendered from every data/<tier>/checks/ledger.csv."""
+    from boexplore.pipeline import ledger
+
+    for path in dd.LEDGERS.glob("*/checks/ledger.csv"):
+        dst = tmp_path / path.relative_to(dd.LEDGERS)
+        dst.parent.mkdir(parents=True)
+        dst.write_text(path.read_text())
+    monkeypatch.setitem(dd.RENDERERS, "ledger", (tmp_path, dd.render_ledger))
+    text = dd.PAGE.read_text()
+    assert dd.render_page(text) == text
+    row = ledger.read(tmp_path / "replicate/checks/ledger.csv").iloc[-1].to_dict()
+    ledger.append(tmp_path / "replicate/checks/ledger.csv", {**row, "jobs_identical": 1})
+    assert dd.render_page(text) != text

@@ -184,7 +184,9 @@ def _blank(value: Any) -> bool:
 def cpu_group(cpu: Mapping[str, Any]) -> str:
     """How the ledger names a CPU group, e.g. ``Intel family 6 model 207``."""
     if cpu.get("family") is None:
-        return f"{cpu.get('vendor')} {cpu.get('model')}"
+        model, vendor = str(cpu.get("model")), str(cpu.get("vendor"))
+        name = model if vendor in model else f"{vendor} {model}"
+        return f"{name} (family not recorded)"
     num = cpu.get("model_number")
     return f"{cpu.get('vendor')} family {cpu['family']}" + ("" if num is None else f" model {num}")
 

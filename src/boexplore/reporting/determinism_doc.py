@@ -22,6 +22,8 @@ PAGE = ROOT / "docs" / "determinism.md"
 CAUSES = ROOT / "docs" / "determinism-causes.csv"
 VERIFY = ROOT / "docs" / "determinism-verify.csv"
 COST = ROOT / "docs" / "determinism-cost.csv"
+#: The releases' ledgers: ``data/<tier>/checks/ledger.csv`` (``boexplore.pipeline.ledger``).
+LEDGERS = ROOT / "data"
 
 REGION = re.compile(
     r"(<!-- BEGIN generated:(?P<name>[a-z0-9_-]+) -->\n)(?P<body>.*?)(<!-- END generated:(?P=name) -->)",
@@ -96,10 +98,96 @@ def render_cost(table: pd.DataFrame) -> str:
     return markdown_table(out, cols)
 
 
+def read_ledgers(data: Path) -> pd.DataFrame:
+    """Every release's ledger under ``data`` (``<tier>/checks/ledger.csv``), one table."""
+    from boexplore.pipeline import ledger
+
+    parts = [ledger.read(p) for p in sorted(Path(data).glob("*/checks/ledger.csv"))]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=ledger.COLUMNS)
+
+
+def _cpu_of(row: pd.Series) -> dict:
+    def num(value: object) -> int | None:
+        return None if pd.isna(value) or value == "" else int(value)
+
+    return {
+        "vendor": row["cpu_vendor"],
+        "family": num(row["cpu_family"]),
+        "model_number": num(row["cpu_model_number"]),
+        "model": row["cpu_model"],
+    }
+
+
+def render_ledger(table: pd.DataFrame) -> str:
+    """One row per verify run (or reported observation), then what it shows per CPU group."""
+    from boexplore.pipeline import ledger
+
+    def flag(value: object) -> str:
+        return "?" if pd.isna(value) or value == "" else str(value)
+
+    def dx(value: object) -> str:
+        return "not stated" if pd.isna(value) else f"{float(value):.2g}"
+
+    rows = []
+    for _, r in table.iterrows():
+        commit = "" if pd.isna(r["git_commit"]) else str(r["git_commit"])[:7]
+        rows.append(
+            {
+                "release": r["tier"],
+                "profile": f"`{r['profile']}`",
+                "CPU": (
+                    ledger.cpu_group(_cpu_of(r))
+                    if pd.isna(r["cpu_family"])
+                    else f"{r['cpu_model']} ({ledger.cpu_group(_cpu_of(r))})"
+                ),
+                "AVX2 / AVX-512F": f"{flag(r['avx2'])} / {flag(r['avx512f'])}",
+                "date": "not stated" if pd.isna(r["date"]) else r["date"],
+                "commit": commit or "not stated",
+                "jobs identical": f"{int(r['jobs_identical'])} / {int(r['jobs'])}",
+                "model jobs identical": (
+                    f"{int(r['model_jobs_identical'])} / {int(r['model_jobs'])}"
+                ),
+                "max \\|Δx\\|": dx(r["max_abs_dx"]),
+                "source": r["source"],
+            }
+        )
+    summary = []
+    seen: set[tuple[str, str, str]] = set()
+    for _, r in table.iterrows():
+        cpu = _cpu_of(r)
+        key = (str(r["tier"]), str(r["profile"]), ledger.cpu_group(cpu))
+        if key in seen:
+            continue
+        seen.add(key)
+        part = table[table["tier"] == r["tier"]]
+        cov = ledger.coverage(part, str(r["profile"]), cpu)
+        shows = {
+            "reproduces": "re-makes the release bit for bit",
+            "diverges": "does not re-make it bit for bit: compare verdicts (`verify --claims`)",
+        }.get(cov.status, cov.status)
+        summary.append(
+            {
+                "release": key[0],
+                "profile": f"`{key[1]}`",
+                "CPU group": key[2],
+                "model jobs identical": f"{cov.model_jobs_identical} / {cov.model_jobs}",
+                "the ledger shows": shows,
+            }
+        )
+    share = f"{ledger.REPRODUCES_SHARE:.0%}"
+    return (
+        markdown_table(pd.DataFrame(rows))
+        + f"\nWhat the rows show per CPU group (a group re-makes a release when at least {share} "
+        "of the model jobs its rows re-ran are identical; `boexplore verify` trusts this "
+        "and nothing else):\n\n" + markdown_table(pd.DataFrame(summary))
+    )
+
+
 RENDERERS: dict[str, tuple[Path, Callable[[pd.DataFrame], str]]] = {
     "causes": (CAUSES, render_causes),
     "verify": (VERIFY, render_verify),
     "cost": (COST, render_cost),
+    "ledger": (LEDGERS, render_ledger),
 }
 
 
@@ -113,7 +201,8 @@ def render_page(text: str) -> str:
         path, render = RENDERERS[name]
         if not path.exists():
             return match.group(0)
-        return match.group(1) + render(pd.read_csv(path)) + match.group(4)
+        table = read_ledgers(path) if path.is_dir() else pd.read_csv(path)
+        return match.group(1) + render(table) + match.group(4)
 
     return REGION.sub(replace, text)
 
