@@ -220,3 +220,27 @@ def test_ci_fails_only_where_the_ledger_promises_identity(
     assert "CI: " in capsys.readouterr().out
     assert len(ledger.read(fake_verify["ledger"])) == 1  # the release's ledger is only read
     assert len(ledger.read(scratch)) == 1
+
+
+def test_ci_prints_its_cpu_and_verifies_jobs_of_the_release():
+    """.ci/run: the CPU line first, then ``verify --ci`` on jobs the long tier holds."""
+    import re
+    import shlex
+
+    from boexplore.pipeline import verify
+    from boexplore.workflow_config import load_config
+
+    text = (REPO / ".ci" / "run").read_text()
+    commands = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert commands[2] == "python3.11 src/boexplore/numerics.py"  # after set -e and cd
+    call = re.search(r"^boexplore verify [^\n]*--ci(?:[^\n]*\\\n)*[^\n]*$", text, re.M)
+    assert call is not None
+    argv = shlex.split(call.group(0).replace("\\\n", " "))
+    config = load_config(REPO / argv[argv.index("--configfile") + 1])
+    only = argv[argv.index("--only") + 1 : argv.index("--ledger")]
+    held = {
+        f"{j.problem}/{j.method}/{j.chunk}"
+        for j in verify.release_jobs(REPO / config["release"]["traces"], config)
+    }
+    assert 2 <= len(only) <= 3 and set(only) <= held
+    assert any(not ledger.uses_model(config, j.split("/")[1]) for j in only)
