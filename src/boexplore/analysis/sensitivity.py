@@ -264,6 +264,11 @@ def oe_statistic(r: AnalysisResult) -> list[dict[str, Any]]:
     return rows
 
 
+def _every_run(r: AnalysisResult) -> pd.DataFrame:
+    """Final rows of every run, those under other GP priors included."""
+    return r.final if r.final_all is None else r.final_all
+
+
 def _prior_labels(maps: Mapping[str, Mapping[str, str]]) -> set[str]:
     return {lab for m in maps.values() for lab in (*m, *m.values())}
 
@@ -273,7 +278,7 @@ def prior_view(r: AnalysisResult, mapping: Mapping[str, str]) -> AnalysisResult:
     ``mapping`` (renamed to their base labels) and random search: one GP prior's study."""
     cfg = r.config
     maps: Mapping[str, Mapping[str, str]] = cfg["sensitivity"]["gp_prior"]
-    f = r.final if r.final_all is None else r.final_all
+    f = _every_run(r)
     every = _prior_labels(maps)
     have = f.groupby("problem")["method"].agg(set)
     problems = [p for p, labs in have.items() if every <= labs]
@@ -297,7 +302,7 @@ def gp_prior(r: AnalysisResult, boundary: pd.DataFrame | None) -> list[dict[str,
     ``sensitivity.gp_prior``, every prior on the same problems and base labels."""
     cfg = r.config
     maps: Mapping[str, Mapping[str, str]] = cfg["sensitivity"].get("gp_prior", {})
-    present = set((r.final if r.final_all is None else r.final_all)["method"].unique())
+    present = set(_every_run(r)["method"].unique())
     if not maps or not _prior_labels(maps) <= present:
         return []
     maximisers: Mapping[str, str] = cfg["sensitivity"]["ts_maximiser"]
