@@ -151,6 +151,15 @@ def _semantic_errors(config: Mapping[str, Any]) -> Iterator[str]:
             config["methods"], rule["method"]
         ):
             yield f"config key exclude.{i}: pattern matches no configured problem/method"
+    for i, entry in enumerate(config.get("more_seeds") or []):
+        cells = [
+            (p, m)
+            for p in fnmatch.filter(config["problems"], entry["problem"])
+            for m in fnmatch.filter(config["methods"], entry["method"])
+            if not is_excluded(config, p, m)
+        ]
+        if not cells:
+            yield f"config key more_seeds.{i}: patterns match no configured (problem, method) cell"
     yield from _analysis_errors(config)
     yield from _parametric_errors(config)
 
@@ -377,6 +386,24 @@ def problem_seed_list(config: Mapping[str, Any], label: str) -> list[int]:
     return sorted(int(s) for s in own)
 
 
+def cell_seed_list(config: Mapping[str, Any], problem: str, method: str) -> list[int]:
+    """Seeds of one (problem, method) cell: the problem's seeds plus those of every
+    ``more_seeds`` entry whose patterns match the cell (cells a power analysis sized up)."""
+    seeds = set(problem_seed_list(config, problem))
+    for entry in config.get("more_seeds") or []:
+        if fnmatch.fnmatch(problem, entry["problem"]) and fnmatch.fnmatch(method, entry["method"]):
+            seeds.update(int(s) for s in entry["seeds"])
+    return sorted(seeds)
+
+
+def all_seeds(config: Mapping[str, Any]) -> list[int]:
+    """Every seed any cell of ``config`` runs: the global seeds and those of ``more_seeds``."""
+    seeds = {int(s) for s in config["seeds"]}
+    for entry in config.get("more_seeds") or []:
+        seeds.update(int(s) for s in entry["seeds"])
+    return sorted(seeds)
+
+
 def run_table(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every BO job the config asks for: (problem, method, seed chunk) with its budget.
 
@@ -389,11 +416,11 @@ def run_table(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for problem in config["problems"]:
         _, budget, n_init = problem_design(config, problem)
-        problem_seeds = problem_seed_list(config, problem)
         for method in config["methods"]:
             if is_excluded(config, problem, method):
                 continue
-            for label, seeds in seed_chunks(problem_seeds, chunk_size(config, problem, method)):
+            cell_seeds = cell_seed_list(config, problem, method)
+            for label, seeds in seed_chunks(cell_seeds, chunk_size(config, problem, method)):
                 rows.append(
                     {
                         "problem": problem,

@@ -10,6 +10,8 @@ from wfhelpers import CONFIGS, REPO
 
 from boexplore.workflow_config import (
     ConfigError,
+    all_seeds,
+    cell_seed_list,
     is_excluded,
     load_config,
     method_bo_settings,
@@ -193,3 +195,30 @@ def test_a_problem_runs_a_subset_of_the_seeds(smoke: dict) -> None:
     assert others == set(cfg["seeds"])
     cfg["problems"][label]["seeds"] = [max(cfg["seeds"]) + 1]
     _rejects(cfg, f"problems.{label}.seeds", "not among the global seeds")
+
+
+def test_more_seeds_grow_only_the_matching_cells(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    problem, method = next(iter(cfg["problems"])), next(iter(cfg["methods"]))
+    extra = [max(cfg["seeds"]) + 1, max(cfg["seeds"]) + 2]
+    cfg["more_seeds"] = [{"problem": problem, "method": method, "seeds": extra, "reason": "power"}]
+    valid = validate_config(cfg)
+    rows = run_table(valid)
+    grown = {
+        s for r in rows if (r["problem"], r["method"]) == (problem, method) for s in r["seeds"]
+    }
+    assert grown == set(cfg["seeds"]) | set(extra)
+    others = {
+        s for r in rows if (r["problem"], r["method"]) != (problem, method) for s in r["seeds"]
+    }
+    assert others == set(cfg["seeds"])
+    assert all_seeds(valid) == sorted(set(cfg["seeds"]) | set(extra))
+    assert cell_seed_list(valid, problem, method) == sorted(grown)
+
+
+def test_more_seeds_patterns_must_match_a_cell(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cfg["more_seeds"] = [{"problem": "nope*", "method": "*", "seeds": [99]}]
+    _rejects(cfg, "more_seeds.0", "match no configured")
+    cfg["more_seeds"] = [{"problem": "*", "method": "*", "seeds": [-1]}]
+    _rejects(cfg, "more_seeds")

@@ -934,6 +934,6 @@ def calibrate(
 
 def _chunk_len(config: Mapping[str, Any], key: str) -> int:
     """Seeds of a BO chunk label (``seed<k>`` or ``seeds<a>-<b>``)."""
-    from boexplore.workflow_config import parse_chunk_label
+    from boexplore.workflow_config import all_seeds, parse_chunk_label
 
-    return len(parse_chunk_label(key.rsplit("/", 1)[-1], config["seeds"])) or 1
+    return len(parse_chunk_label(key.rsplit("/", 1)[-1], all_seeds(config))) or 1

@@ -181,13 +181,13 @@ def _held_by_seed(root: Path, key: str, config: Mapping[str, Any]) -> bool:
     """Whether the release holds every seed of job ``key`` (``problem/method/chunk``) at the
     full budget in files grouped otherwise (the workflow restores it from them)."""
     from boexplore.pipeline.release import complete_seed_files, restore_roots
-    from boexplore.workflow_config import parse_chunk_label, problem_design
+    from boexplore.workflow_config import all_seeds, parse_chunk_label, problem_design
 
     roots = restore_roots(config.get("release") or {}) or (root,)
     problem, method, chunk = key.split("/")
     if problem not in config.get("problems", {}):
         return False
-    seeds = parse_chunk_label(chunk, config["seeds"])
+    seeds = parse_chunk_label(chunk, all_seeds(config))
     budget = problem_design(config, problem)[1]
     return complete_seed_files(roots, problem, method, seeds, budget) is not None
 
@@ -429,7 +429,7 @@ def regrouped_bo_costs(
     (``runs/<p>/<m>/seed3.parquet`` when the config groups seeds 0-3): costed from their own
     seeds, so a plan over such targets is not empty."""
     from boexplore.pipeline.cost import bo_job_cost, config_calibration, released_start
-    from boexplore.workflow_config import parse_chunk_label
+    from boexplore.workflow_config import all_seeds, parse_chunk_label
 
     root = os.path.normpath(Path(results_dir) / "runs")
     cal, out = None, {}
@@ -439,7 +439,7 @@ def regrouped_bo_costs(
         if path in known or rel.startswith("..") or len(parts) != 3 or not rel.endswith(".parquet"):
             continue
         problem, method, chunk = parts[0], parts[1], parts[2][: -len(".parquet")]
-        seeds = parse_chunk_label(chunk, config["seeds"])
+        seeds = parse_chunk_label(chunk, all_seeds(config))
         if not seeds or problem not in config["problems"] or method not in config["methods"]:
             continue
         cal = cal or config_calibration(config)
