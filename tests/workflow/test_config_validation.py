@@ -33,6 +33,13 @@ def test_shipped_configs_validate(name: str) -> None:
     assert run_table(cfg), "every shipped config runs something"
 
 
+@pytest.mark.parametrize("path", sorted((REPO / "config").glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_config_file_validates_and_is_listed(path) -> None:
+    cfg = load_config(path)
+    assert run_table(cfg)
+    assert f"`{path.name}`" in (REPO / "config" / "README.md").read_text()
+
+
 def test_defaults_filled(smoke: dict) -> None:
     cfg = validate_config(smoke)
     assert cfg["bo"]["warm_start"] is False
