@@ -32,6 +32,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from boexplore.reporting.claim_scope import ClaimScope
+
 REPO = Path(__file__).resolve().parents[3]
 TEXT_FILES = ("README.md", "docs/*.md")
 #: Pages whose generated regions belong to another generator (same marker syntax).
@@ -121,9 +123,13 @@ def _present(row: pd.Series, key: str) -> bool:
     return key in row.index and not pd.isna(row[key]) and str(row[key]) != ""
 
 
-def paper1_robustness(row: pd.Series) -> str:
-    """What a verdict depends on besides our settings: budget, seeds, one problem, rank test."""
+def paper1_robustness(row: pd.Series, scope: ClaimScope | None = None) -> str:
+    """Where a verdict was decided and what it depends on besides our settings: budget,
+    seeds, one problem, rank test."""
     out = []
+    if scope is not None:
+        out += [scope.decided_at(row["claim_id"], row.get("variant"))]
+        out += [scope.last_move(row["claim_id"], row.get("variant"))]
     if _present(row, "holds_from"):
         out.append(f"holds from {100 * float(row['holds_from']):.0f} % of the budget")
     elif _present(row, "budget_trend"):
@@ -134,7 +140,7 @@ def paper1_robustness(row: pd.Series) -> str:
         out.append(f"rank test: {str(row['decision_nonparam']).replace('_', ' ')}")
     if _present(row, "lopo"):
         out.append(f"one problem left out: {row['lopo']}")
-    return "; ".join(out)
+    return "; ".join(o for o in out if o)
 
 
 def choice_of_row(row: pd.Series, sens: pd.DataFrame | None) -> str:
@@ -159,6 +165,7 @@ def paper1_table(csv: Path) -> str:
     robust = "stability" in df.columns
     sens_csv = csv.with_name("claims_paper1_sensitivity.csv")
     sens = pd.read_csv(sens_csv, dtype={"setting": str}) if sens_csv.is_file() else None
+    scope = ClaimScope.of_tier(csv.parent) if robust else None
     if robust:
         head = "| claim | verdict | evidence | over our settings | budget, seeds, tests |"
         rule = "|---|---|---|---|---|"
@@ -176,7 +183,7 @@ def paper1_table(csv: Path) -> str:
         line += f"{cell(paper1_evidence(row))} |"
         if robust:
             settings = str(row["settings_range"]) if _present(row, "settings_range") else ""
-            line += f" {cell(settings)} | {cell(paper1_robustness(row))} |"
+            line += f" {cell(settings)} | {cell(paper1_robustness(row, scope))} |"
         lines.append(line)
     return "\n".join(lines)
 
@@ -529,8 +536,9 @@ def tier_comparison(repo: Path, before: str, after: str) -> str:
         t = pd.read_csv(path, dtype={"variant": str}).fillna({"variant": ""})
         frames[tier] = t.set_index(["claim_id", "variant"])
     a, b = frames[before], frames[after]
+    scope = ClaimScope.of_tier(repo / "data" / after / "tables")
     lines = [
-        f"| claim | {before} | {after} | {after}: over the budget |",
+        f"| claim | {before} | {after} | {after}: where tested, over the budget |",
         "|---|---|---|---|",
     ]
     for key in b.index:
@@ -544,6 +552,9 @@ def tier_comparison(repo: Path, before: str, after: str) -> str:
             trend = f"holds from {100 * float(row['holds_from']):.0f} % of the budget"
         elif _present(row, "budget_trend"):
             trend = str(row["budget_trend"])
+        if scope is not None:
+            where = [scope.decided_at(*key), scope.last_move(*key), trend]
+            trend = "; ".join(w for w in where if w)
         lines.append(f"| {claim} | {cell(was)} | {cell(_verdict_cell(row))} | {cell(trend)} |")
     return "\n".join(lines)
 
