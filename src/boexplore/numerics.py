@@ -64,6 +64,9 @@ class NumericsProfile:
     #: claimed). What ``boexplore verify`` trusts is the release's ledger
     #: (``boexplore.pipeline.ledger``); this is the profile's own statement.
     measured_vendors: tuple[str, ...] = ()
+    #: GPU jobs (``bo.device: cuda``) under this profile run with deterministic algorithms and
+    #: :data:`CUDA_DETERMINISM_ENV` (:func:`apply_cuda_numerics`); CPU jobs are not affected.
+    cuda_deterministic: bool = True
 
 
 PROFILES: dict[str, NumericsProfile] = {
@@ -101,10 +104,18 @@ PROFILES: dict[str, NumericsProfile] = {
     ),
     "unpinned": NumericsProfile(
         name="unpinned",
-        description="leave the machine's environment alone (kernels chosen per CPU); one thread",
+        description=(
+            "leave the machine's environment alone (kernels chosen per CPU; GPU jobs without "
+            "deterministic algorithms); one thread"
+        ),
         env={},
+        cuda_deterministic=False,
     ),
 }
+
+#: What a GPU job sets on top of its profile before the first CUDA call: cuBLAS's fixed
+#: workspace, without which ``torch.use_deterministic_algorithms(True)`` refuses cuBLAS calls.
+CUDA_DETERMINISM_ENV: dict[str, str] = {"CUBLAS_WORKSPACE_CONFIG": ":4096:8"}
 
 DEFAULT_PROFILE = "portable"
 
@@ -325,6 +336,27 @@ def ensure_profile(name: str, overrides: Mapping[str, str] | None = None) -> str
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def apply_cuda_numerics(name: str | None = None) -> dict[str, Any]:
+    """GPU numerics of profile ``name`` (default: the one this process runs under) for a job
+    that is about to use CUDA; returns what it set (recorded in the job's log).
+
+    A profile with ``cuda_deterministic`` sets :data:`CUDA_DETERMINISM_ENV` and
+    ``torch.use_deterministic_algorithms(True)`` (an operation without a deterministic CUDA
+    kernel then raises instead of running nondeterministically); ``unpinned`` sets nothing.
+    Call it before the first CUDA operation: cuBLAS reads its workspace setting when its
+    handle is created. CPU jobs never call it (their numerics stay as they were).
+    """
+    import torch
+
+    label = name or os.environ.get(PROFILE_VAR, "unpinned")
+    profile = PROFILES.get(label)
+    if profile is not None and not profile.cuda_deterministic:
+        return {"profile": label, "deterministic_algorithms": False}
+    os.environ.update(CUDA_DETERMINISM_ENV)
+    torch.use_deterministic_algorithms(True)
+    return {"profile": label, "deterministic_algorithms": True, **CUDA_DETERMINISM_ENV}
+
+
 def _set_torch_threads(profile: NumericsProfile) -> None:
     torch = sys.modules.get("torch")
     if torch is not None and profile.torch_threads is not None:
@@ -355,8 +387,22 @@ def active_identity() -> dict[str, Any]:
     if torch is not None:
         out["aten_capability"] = str(torch.backends.cpu.get_cpu_capability())
         out["torch_threads"] = int(torch.get_num_threads())
+        if torch.cuda.is_initialized():  # GPU jobs only: CPU traces keep their stamp
+            out["cuda"] = _cuda_identity(torch)
     out["blas"] = _blas_kernels()
     return out
+
+
+def _cuda_identity(torch: Any) -> dict[str, Any]:
+    """The GPU a job used and what its numerics depend on (GPU model, CUDA, cuDNN, settings)."""
+    return {
+        "device": str(torch.cuda.get_device_name(0)),
+        "capability": ".".join(map(str, torch.cuda.get_device_capability(0))),
+        "cuda": str(torch.version.cuda),
+        "cudnn": torch.backends.cudnn.version(),
+        "deterministic_algorithms": bool(torch.are_deterministic_algorithms_enabled()),
+        **{k: os.environ[k] for k in CUDA_DETERMINISM_ENV if k in os.environ},
+    }
 
 
 def _blas_kernels() -> list[str]:

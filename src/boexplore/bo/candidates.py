@@ -22,7 +22,7 @@ def sobol_points(n: int, lower: torch.Tensor, upper: torch.Tensor, seed: int) ->
     """``n`` scrambled Sobol points (seeded) in the box [lower, upper]."""
     d = lower.shape[-1]
     engine = SobolEngine(d, scramble=True, seed=int(seed))
-    u = engine.draw(n, dtype=lower.dtype)
+    u = engine.draw(n, dtype=lower.dtype).to(lower.device)  # drawn on the CPU, same numbers
     return lower + (upper - lower) * u
 
 
@@ -66,7 +66,7 @@ def raasp_perturb(
     base = parents.detach().cpu().numpy()[np.arange(n) % k]
     base = np.clip(base, lo, hi)
     out = np.where(mask, fresh, base)
-    return torch.as_tensor(out, dtype=parents.dtype)
+    return torch.as_tensor(out, dtype=parents.dtype, device=parents.device)
 
 
 def raasp_pool(

@@ -23,7 +23,7 @@ from typing import Any
 #: Bump when a change in ``bo/`` (or a numerics dependency pin) can change a trace.
 ENGINE_VERSION = 1
 #: sha256 of ``engine_source_files()`` (see ``engine_sources_sha256``) at ENGINE_VERSION.
-ENGINE_SOURCES_SHA256 = "ca2bfe3221309a2a4386f1a2e5287e28ae03807bf13b2f01f6db960bc52779af"
+ENGINE_SOURCES_SHA256 = "2243db22f16cb0756fc9b0d36014229f932ca0f47c407ccdaa375905347a258a"
 #: Files of ``bo/`` that cannot change a trace's numbers (not hashed).
 NON_NUMERIC_FILES: frozenset[str] = frozenset({"engine.py", "cli.py", "checkpoint.py"})
 #: Libraries whose version is part of the identity (their numerics are the engine's too).

@@ -49,6 +49,7 @@ from torch.quasirandom import SobolEngine
 from boexplore.bo.acquisition import propose
 from boexplore.bo.acquisition.proposal import OneShotCarry
 from boexplore.bo.checkpoint import Checkpoint, load_resumable, save_checkpoint
+from boexplore.bo.device import run_device
 from boexplore.bo.identity import (
     identity_diff,
     identity_sha256,
@@ -229,7 +230,18 @@ IDENTITY_IF_SET: dict[str, Any] = {
     "kg_warm_start": False,
     "kg_memory_cap_mb": None,
     "gp_prior": "dim_scaled",
+    "device": "cpu",
 }
+
+
+def settings_identity(cfg: BOSettings) -> dict[str, Any]:
+    """The settings part of a run's identity: every setting but ``num_threads``, those of
+    ``IDENTITY_IF_SET`` only where they differ from the value listed there."""
+    return {
+        k: v
+        for k, v in cfg.to_dict().items()
+        if k != "num_threads" and not (k in IDENTITY_IF_SET and v == IDENTITY_IF_SET[k])
+    }
 
 
 def refit_due(iteration: int, refit_every: int) -> bool:
@@ -253,7 +265,9 @@ def _step(
 ) -> tuple[np.ndarray, float, float, str]:
     """One iteration's proposal: (X_new, fit_seconds, acq_seconds, fallback flag).
 
-    ``stats`` receives the step's diagnostics (``raasp_n_perturbed``).
+    ``stats`` receives the step's diagnostics (``raasp_n_perturbed``). A model-based step
+    fits and optimises on ``settings.device`` (``Tensor.to`` returns the tensor itself on the
+    CPU, so the CPU path is unchanged); what it returns and keeps is on the CPU.
     """
     d = state.X.shape[1]
     clock = time.process_time if settings.clock == "cpu" else time.perf_counter
@@ -274,10 +288,12 @@ def _step(
             u = rng.random((q_it, d))
         lo, hi = bounds[0].numpy(), bounds[1].numpy()
         return lo + (hi - lo) * u, 0.0, clock() - t0, ""
-    Y_t = torch.as_tensor(y_imp, dtype=DTYPE).unsqueeze(-1)
+    device = torch.device(settings.device)
+    X_t, center, unit = X_t.to(device), center.to(device), unit.to(device)
+    Y_t = torch.as_tensor(y_imp, dtype=DTYPE).unsqueeze(-1).to(device)
     last = None
     if state.warm is not None:
-        last = {k: torch.as_tensor(v, dtype=DTYPE) for k, v in state.warm.items()}
+        last = {k: torch.as_tensor(v, dtype=DTYPE).to(device) for k, v in state.warm.items()}
     t0 = clock()
     flags: list[str] = []
     if last is not None and not refit_due(it, settings.refit_every):
@@ -291,7 +307,7 @@ def _step(
             ftol=settings.fit_ftol,
             prior=settings.gp_prior,
         )
-        state.warm = {k: v.numpy() for k, v in hyper_state(model).items()}
+        state.warm = {k: v.cpu().numpy() for k, v in hyper_state(model).items()}
         if info.status != "ok":
             flags.append(f"fit_{info.status}")
     fit_s = clock() - t0
@@ -301,10 +317,10 @@ def _step(
     X_new, flag = propose(spec, model, X_t, Y_t, bounds, q_it, settings, rng, it_seed, stats, carry)
     acq_s = clock() - t0
     if carry.tree is not None:
-        state.kg_tree = carry.tree.numpy()
+        state.kg_tree = carry.tree.cpu().numpy()
     if flag:
         flags.append(flag)
-    return X_new.numpy(), fit_s, acq_s, ";".join(flags)
+    return X_new.cpu().numpy(), fit_s, acq_s, ";".join(flags)
 
 
 def _reject(
@@ -361,6 +377,7 @@ def run_bo(
     if int(seed) < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
     cfg = BOSettings.from_kwargs(**settings)
+    run_device(cfg.device)  # cuda without a GPU fails here, before anything is written
     if cfg.num_threads is not None:
         torch.set_num_threads(int(cfg.num_threads))
     d = int(problem.dim)
@@ -376,13 +393,13 @@ def run_bo(
         )
     problem_label = problem_label or str(getattr(problem, "name", "problem"))
     method_label = method_label or spec.label()
-    settings_id = {
-        k: v
-        for k, v in cfg.to_dict().items()
-        if k != "num_threads" and not (k in IDENTITY_IF_SET and v == IDENTITY_IF_SET[k])
-    }
     identity = run_identity(
-        problem_sha256 or problem_digest(problem), d, spec.canonical(), seed, n_init, settings_id
+        problem_sha256 or problem_digest(problem),
+        d,
+        spec.canonical(),
+        seed,
+        n_init,
+        settings_identity(cfg),
     )
     state = RunState(d)
     if extend_from is not None:

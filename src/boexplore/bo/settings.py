@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from boexplore.bo.device import check_device_name
+
 
 @dataclass
 class BOSettings:
@@ -48,6 +50,9 @@ class BOSettings:
         LogNormal lengthscale prior) or "gamma" (its default before: scaled Matern-5/2,
         Gamma priors); ``bo/model.py``. Left out of a run's identity at its default, so the
         traces made before the setting existed keep their identity.
+    device: "cpu" (default) or "cuda": where the GP fit and the acquisition run, float64 on
+        both (``bo/device.py``); results come back to the CPU for the trace. Left out of a
+        run's identity at "cpu", so CPU traces and checkpoints keep theirs.
     clock: "wall" (default) or "cpu": what fit_seconds / acq_seconds measure; CPU time
         (``time.process_time``) is robust to other jobs sharing the machine.
     num_threads: torch threads (None leaves torch's setting alone).
@@ -73,6 +78,7 @@ class BOSettings:
     kg_warm_start: bool = False
     kg_memory_cap_mb: float | None = None
     gp_prior: str = "dim_scaled"
+    device: str = "cpu"
     clock: str = "wall"
     num_threads: int | None = None
 
@@ -91,6 +97,7 @@ class BOSettings:
             raise ValueError(
                 f"BO setting gp_prior must be 'dim_scaled' or 'gamma', got {out.gp_prior!r}"
             )
+        check_device_name(out.device)
         if out.clock not in ("wall", "cpu"):
             raise ValueError(f"BO setting clock must be 'wall' or 'cpu', got {out.clock!r}")
         if not 0.0 < out.raasp_max_prob <= 1.0:

@@ -70,7 +70,7 @@ class TrustRegionState:
         """(2, d) box around ``center``; side lengths weighted by normalised lengthscales."""
         d = center.shape[-1]
         if lengthscales is None:
-            weights = torch.ones(d, dtype=center.dtype)
+            weights = torch.ones(d, dtype=center.dtype, device=center.device)
         else:
             ls = lengthscales.detach().reshape(-1).to(center.dtype)
             weights = ls / ls.mean()

@@ -33,12 +33,14 @@ def run_from_spec(
     instance never resumes an old run; they are removed once the trace is written,
     so a forced rerun starts afresh. ``extend_from``: (released) trace files holding some
     of these seeds' first evaluations; those runs continue from them instead of starting anew.
+    A ``device`` (``bo.device``) this machine lacks fails here, before anything is written.
     """
     import pandas as pd
     import torch
 
     from boexplore.bo import run_bo
     from boexplore.bo.checkpoint import remove_checkpoint
+    from boexplore.bo.device import run_device
     from boexplore.bo.identity import problem_file_digest
     from boexplore.numerics import stamp_trace
     from boexplore.problems import load_instance
@@ -46,6 +48,7 @@ def run_from_spec(
     settings = dict(settings)
     torch.set_num_threads(int(settings.pop("torch_threads", 1)))
     extra = dict(settings.pop("extra", {}) or {})
+    run_device(str({**settings, **extra}.get("device", "cpu")))
     problem = load_instance(problem_json)
     problem_sha256 = problem_file_digest(problem_json)
     source = None

@@ -172,7 +172,7 @@ def _raasp_initial_conditions(
         raw = pool[:n_raw].unsqueeze(1)
     else:
         idx = rng.integers(0, pool.shape[0], size=(n_raw, q_aug))
-        raw = pool[torch.as_tensor(idx)]
+        raw = pool[torch.as_tensor(idx, device=pool.device)]
     chunk = 8 if isinstance(acqf, OneShotAcquisitionFunction) else 256
     with torch.no_grad():
         vals = torch.cat([acqf(b) for b in raw.split(chunk)])
@@ -302,7 +302,7 @@ def propose(
         )
         lower, upper = bounds[0], bounds[1]
         X_new = lower + (upper - lower) * torch.as_tensor(
-            rng.random((q, X.shape[-1])), dtype=X.dtype
+            rng.random((q, X.shape[-1])), dtype=X.dtype, device=X.device
         )
         flag = f"error:{type(exc).__name__}"
     lower, upper = bounds[0], bounds[1]

@@ -50,7 +50,7 @@ def gaussian_perturb(
     base = parents.detach().cpu().numpy()[np.arange(n) % k]
     out = base + scale * width * rng.standard_normal((n, d))
     out = np.clip(out, lower.detach().cpu().numpy(), upper.detach().cpu().numpy())
-    return torch.as_tensor(out, dtype=parents.dtype)
+    return torch.as_tensor(out, dtype=parents.dtype, device=parents.device)
 
 
 def default_ts_candidates(dim: int) -> int:
