@@ -115,7 +115,8 @@ def numerics_request(argv: list[str]) -> tuple[str, dict[str, str]] | None:
 
     Mirrors the handlers: ``run`` and ``parametric run`` take ``--numerics`` (default
     ``$BOEXPLORE_NUMERICS`` or portable); ``verify`` (BO re-runs) takes ``--profile``, else
-    the config's ``numerics.profile``, and ``--env`` overrides. A request it cannot read
+    the config's ``numerics.profile``, and ``--env`` overrides; ``restore`` (scoring) the
+    config's profile. A request it cannot read
     (an abbreviated option, an unreadable config) is None: the handler still pins, and the
     console script then re-executes itself once.
     """
@@ -128,9 +129,9 @@ def numerics_request(argv: list[str]) -> tuple[str, dict[str, str]] | None:
             numerics.PROFILE_VAR, numerics.DEFAULT_PROFILE
         )
         return (name, {}) if name in numerics.PROFILES else None
-    if command != "verify" or "--integrity" in argv:
+    if command not in ("verify", "restore") or "--integrity" in argv:
         return None
-    name = _option(argv, "--profile")
+    name = _option(argv, "--profile") if command == "verify" else None
     if name is None:
         configfile = _option(argv, "--configfile")
         if configfile is None:

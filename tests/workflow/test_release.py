@@ -265,3 +265,33 @@ def test_export_leaves_out_run_files_restored_from_an_extended_release(tmp_path)
     out = export_traces(runs, tmp_path / "out", held_in=[tmp_path / "long"])
     assert [p.name for p in out] == ["seed1.parquet"]
     assert len(export_traces(runs, tmp_path / "all")) == 2  # without held_in: both
+
+
+def test_bulk_restore_makes_what_the_rules_make_and_snakemake_skips_them(tmp_path):
+    from boexplore.pipeline.bulk_restore import restore_release
+    from boexplore.workflow_config import load_config
+
+    trace, _ = _release_random_b2(tmp_path)
+    configfile = _config(tmp_path, True)
+    config = dict(load_config(configfile))
+    config["release"] = {**config["release"], "traces": str(tmp_path / "released")}
+    report = restore_release(config, tmp_path / "results")
+    assert report.restored == ["b2/random/seeds0-1"] and report.scored == 1
+    assert report.left_to_workflow == ["b2/sobol/seeds0-1"]  # not in the release: BO
+    run_file = tmp_path / "results/rel/runs/b2/random/seeds0-1.parquet"
+    np.testing.assert_allclose(pd.read_parquet(run_file)["x_0"], trace["x_0"], rtol=1e-6)
+    assert (tmp_path / "results/rel/metrics/b2/random/seeds0-1.parquet").exists()
+    again = restore_release(config, tmp_path / "results")
+    assert again.kept == ["b2/random/seeds0-1"] and again.scored == 0  # nothing redone
+
+    proc = run_snakemake(["-n", "--cores", "1", "--until", "score_run", "--configfile",
+                          configfile], cwd=tmp_path, timeout=180)  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    assert "rule restore_run" not in out and "rule bo_run" in out  # only sobol is left
+    assert "metrics/b2/random/seeds0-1.parquet" not in out  # scored already
+    # control: without the bulk restore the workflow plans the restore
+    run_file.unlink()
+    proc = run_snakemake(["-n", "--cores", "1", "--until", "score_run", "--configfile",
+                          configfile], cwd=tmp_path, timeout=180)  # fmt: skip
+    assert "rule restore_run" in proc.stdout + proc.stderr
