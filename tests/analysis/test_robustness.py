@@ -357,3 +357,15 @@ def test_tie_margin_only_moves_a_unit_towards_for(diffs, m1, m2):
         for m in (lo, hi)
     ]
     assert rank[out[0]["outcome"].iloc[0]] <= rank[out[1]["outcome"].iloc[0]]
+
+
+def test_budget_panel_title_says_whether_the_verdict_still_moved() -> None:
+    from boexplore.plotting.budget import _final_phrase
+
+    def claim(decisions: list[str]) -> pd.DataFrame:
+        return pd.DataFrame({"prefix": [0.25, 0.5, 0.75, 1.0], "decision": decisions})
+
+    assert _final_phrase(claim(["a", "b", "reproduced", "reproduced"])) == "reproduced (settled)"
+    moved = _final_phrase(claim(["a", "b", "undecided", "reproduced"]))
+    assert moved == "reproduced (undecided at 75 %)"
+    assert _final_phrase(claim(["a", "b", "c", "d"]).iloc[:0]) == ""

@@ -101,6 +101,20 @@ def budget_panels(budget: pd.DataFrame) -> list[tuple[str, str]]:
     return [k for k in keys if k in present]
 
 
+def _final_phrase(claim: pd.DataFrame) -> str:
+    """The verdict at the full budget and whether it still moved at the last prefix:
+    ``"reproduced (settled)"`` or ``"reproduced (undecided at 75 %)"``."""
+    if claim.empty:
+        return ""
+    final = str(claim["decision"].iloc[-1])
+    if len(claim) < 2:
+        return final
+    before, prefix = str(claim["decision"].iloc[-2]), float(claim["prefix"].iloc[-2])
+    if before == final:
+        return f"{final} (settled)"
+    return f"{final} ({before} at {100 * prefix:g} %)"
+
+
 def plot_budget_curves(
     budget: pd.DataFrame,
     png_path: str | os.PathLike,
@@ -150,8 +164,7 @@ def plot_budget_curves(
                 ax.legend(fontsize=6, loc="best", frameon=False)
         _verdict_strip(ax, x, claim["decision"])
         title = SHORT_TITLE.get(cid, cid) + (f" [{var}]" if var else "")
-        final = claim["decision"].iloc[-1] if len(claim) else ""
-        ax.set_title(f"{title}\nfull budget: {final}", fontsize=8, pad=14)
+        ax.set_title(f"{title}\nfull budget: {_final_phrase(claim)}", fontsize=8, pad=14)
         ax.set_xlim(0, 105)
         ax.set_xlabel("% of each run's budget")
     fig.suptitle(
