@@ -146,6 +146,12 @@ def _semantic_errors(config: Mapping[str, Any]) -> Iterator[str]:
                 f"config key bo.by_method.{label}: not a label of `methods` "
                 f"(known: {', '.join(config['methods'])})"
             )
+    if "device" in ((config.get("bo") or {}).get("extra") or {}):
+        yield (
+            "config key bo.extra.device: set the device with bo.device or "
+            "bo.by_method.<label>.device (the SLURM GPU request and the cost model read those; "
+            "bo.extra is passed to run_bo unread)"
+        )
     for i, rule in enumerate(config.get("exclude", [])):
         if not fnmatch.filter(config["problems"], rule["problem"]) or not fnmatch.filter(
             config["methods"], rule["method"]

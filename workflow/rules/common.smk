@@ -28,6 +28,17 @@ if _missing_flags:
         "jobs run unpinned, and their traces may differ from other machines' (boexplore verify)"
     )
 
+# BO jobs of methods on a GPU (bo.device: cuda) request one from SLURM (slurm.gpu_gres); a config
+# without such methods adds no resource (boexplore.pipeline.gpu_jobs).
+from boexplore.pipeline.gpu_jobs import bo_run_resources as _bo_run_resources
+from boexplore.pipeline.gpu_jobs import local_gpu_warning as _local_gpu_warning
+
+BO_GPU_RESOURCES = _bo_run_resources(config)
+if workflow.is_main_process and workflow.local_exec and not workflow.dryrun:
+    _gpu_warning = _local_gpu_warning(config)
+    if _gpu_warning:
+        logger.warning(_gpu_warning)
+
 # The run's directories, defined here only; every rule file builds its paths from these.
 RUN = config["run_name"]
 RESULTS = f"results/{RUN}"  # traces, metrics, tables, report pages, benchmarks

@@ -28,6 +28,7 @@ rule bo_run:
     resources:
         runtime=bo_runtime_min,
         mem_mb=bo_mem_mb,
+        **BO_GPU_RESOURCES,
     conda:
         ENV
     script:
