@@ -639,7 +639,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problems", nargs="+", type=parse_problem_arg,
                         default=[parse_problem_arg(p) for p in DEFAULT_PROBLEMS])  # fmt: skip
-    parser.add_argument("--sizes", nargs="+", type=int, default=list(DEFAULT_SIZES))
+    parser.add_argument("--sizes", nargs="+", type=int, default=None,
+                        help=f"state sizes n (default {DEFAULT_SIZES}; with --device cuda "
+                             "100 300 500)")  # fmt: skip
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--seed-start", type=int, default=0,
                         help="first state seed (a confirmatory set on states the pilot never saw)")  # fmt: skip
@@ -653,8 +655,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "step with the current settings (module docstring)")  # fmt: skip
     parser.add_argument("--warm", action="store_true",
                         help=f"add the {WARM!r} column (kg_warm_start; needs --sequential)")  # fmt: skip
-    parser.add_argument("--out", type=Path, default=Path("docs/kg-speed.md"))
-    parser.add_argument("--title", default="qKG step: CPU and knowledge gradient reached")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="default docs/kg-speed.md (--device cuda: docs/kg-gpu.md)")  # fmt: skip
+    parser.add_argument("--title", default=None)
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                        help="cuda: the current settings' step on the CPU vs on a GPU "
+                             "(boexplore.bench.kg_device; needs a CUDA GPU)")  # fmt: skip
     parser.add_argument("--report", nargs="+", type=Path, default=None, metavar="CSV",
                         help="write --out from these result tables (e.g. parallel shards) "
                              "and run nothing")  # fmt: skip
@@ -663,6 +669,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.warm and not args.sequential:
         parser.error("--warm needs --sequential (a warm step starts from the previous step's tree)")
+    if args.device == "cuda":
+        if args.sequential or args.warm or args.control:
+            parser.error("--device cuda runs Sobol states with its own control column")
+        from boexplore.bench.kg_device import run_cli
+
+        return run_cli(args)
+    args.sizes = args.sizes or list(DEFAULT_SIZES)
+    args.out = args.out or Path("docs/kg-speed.md")
+    args.title = args.title or "qKG step: CPU and knowledge gradient reached"
     if args.report:
         rows = pd.concat([pd.read_csv(p) for p in args.report], ignore_index=True)
         state_kind(rows)  # refuses mixed kinds and shards that disagree on a state
