@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
-from wfhelpers import run_snakemake
+from wfhelpers import REPO, run_snakemake
 
 from boexplore.bo.loop import run_bo
 from boexplore.pipeline.release import compact, expand, export_traces, restore_trace
@@ -295,3 +295,17 @@ def test_bulk_restore_makes_what_the_rules_make_and_snakemake_skips_them(tmp_pat
     proc = run_snakemake(["-n", "--cores", "1", "--until", "score_run", "--configfile",
                           configfile], cwd=tmp_path, timeout=180)  # fmt: skip
     assert "rule restore_run" in proc.stdout + proc.stderr
+
+
+def test_verify_claims_rebuild_command_parses_and_plans_from_the_overlay(tmp_path):
+    import subprocess
+
+    from boexplore.pipeline.cli import claims_rebuild_command
+
+    _release_random_b2(tmp_path)
+    cmd = claims_rebuild_command(Path(_config(tmp_path, True)), "rel_verify", Path("released"), 1)
+    cmd += ["-n", "-s", str(REPO / "Snakefile")]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    assert "restore_run" in out and "paper1_analysis" in out  # the overlay stands in for BO

@@ -54,8 +54,8 @@ def restore_release(
     every: int = 100,
 ) -> BulkReport:
     """Restore (``results/<run>/runs``) and score (``metrics``) every job the release of
-    ``config`` holds complete. Existing run files are kept (a finished BO job is never
-    overwritten); a metrics file older than its run file is re-scored."""
+    ``config`` holds complete. A run file at least as new as its released sources is kept
+    (as Snakemake would); a metrics file older than its run file is re-scored."""
     if not (config.get("release") or {}).get("traces"):
         raise ValueError("the config has no release.traces: nothing to restore")
     start = time.perf_counter()
@@ -71,10 +71,10 @@ def restore_release(
         if (problem, method) not in checked:
             check_job_release(roots, problem, method)
             checked.add((problem, method))
-        if run_file.exists():
+        sources = _sources(config, row)
+        if run_file.exists() and _newer_than(run_file, sources):
             report.kept.append(key)
         else:
-            sources = _sources(config, row)
             if not sources:
                 report.left_to_workflow.append(key)
                 continue
@@ -92,6 +92,12 @@ def restore_release(
             progress(f"{i}/{len(rows)} jobs ({time.perf_counter() - start:.0f} s)")
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _newer_than(path: Path, sources: list[Path]) -> bool:
+    """Whether ``path`` is at least as new as every source (Snakemake's mtime rule)."""
+    stamp = path.stat().st_mtime
+    return all(src.stat().st_mtime <= stamp for src in sources)
 
 
 def _sources(config: Mapping[str, Any], row: Mapping[str, Any]) -> list[Path]:

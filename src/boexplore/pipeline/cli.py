@@ -363,6 +363,17 @@ def _verify(args: argparse.Namespace) -> int:
     return code
 
 
+def claims_rebuild_command(configfile: Path, run: str, overlay: Path, cores: int) -> list[str]:
+    """The Snakemake call that rebuilds run ``run``'s claims table from release ``overlay``
+    (targets first: Snakemake's ``--quiet`` and ``--config`` take the words after them)."""
+    return [
+        sys.executable, "-m", "snakemake", f"results/{run}/tables/claims_paper1.csv",
+        "--cores", str(cores), "--configfile", str(configfile),
+        "--scheduler", "greedy", "--quiet", "rules", "--config", f"run_name={run}",
+        f"release={{traces: {overlay}, tables: null}}",
+    ]  # fmt: skip
+
+
 def _verify_claims(args: argparse.Namespace, config: dict, traces: Path, workdir: Path) -> int:
     """Rebuild the claims table with the re-run traces swapped in; compare with the release."""
     import subprocess
@@ -374,12 +385,7 @@ def _verify_claims(args: argparse.Namespace, config: dict, traces: Path, workdir
     overlay = workdir / "release_overlay"
     replaced = verify.overlay_release(traces, workdir / "traces", overlay)
     run = f"{config['run_name']}_verify"
-    cmd = [
-        sys.executable, "-m", "snakemake", "--cores", str(args.jobs), "--configfile",
-        str(args.configfile), "--config", f"run_name={run}",
-        f"release={{traces: {overlay}, tables: null}}", "--scheduler", "greedy", "-q",
-        f"results/{run}/tables/claims_paper1.csv",
-    ]  # fmt: skip
+    cmd = claims_rebuild_command(args.configfile, run, overlay, args.jobs)
     from boexplore.pipeline.bulk_restore import restore_release
 
     # the release's jobs restored and scored in this process first (minutes, not an hour of
