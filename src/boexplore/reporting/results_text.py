@@ -33,6 +33,7 @@ from pathlib import Path
 import pandas as pd
 
 from boexplore.reporting.claim_scope import ClaimScope
+from boexplore.reporting.verify_text import verify_claims_text
 
 REPO = Path(__file__).resolve().parents[3]
 TEXT_FILES = ("README.md", "docs/*.md")
@@ -642,6 +643,7 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "paper2-coverage-default": _table_file("default", "paper2_e2_coverage.md"),
     "uses-replicate": lambda repo: uses_table(repo, "replicate"),
     "stop-verdict-replicate": lambda repo: stop_verdict_text(repo, "replicate"),
+    "verify-claims-replicate": lambda repo: verify_claims_text(repo, "replicate"),
     "timings": timings_table,
     "time-default": _time("default"),
     "time-smoke": _time("smoke"),

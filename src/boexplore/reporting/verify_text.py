@@ -1,0 +1,79 @@
+"""What the last ``boexplore verify --claims`` of a tier showed, from its committed files.
+
+``data/<tier>/checks/`` holds, per verify run, the per-trace table (``verify-claims-<date>.csv``),
+the claim-by-claim comparison (``...-verdicts.csv``) and the part-by-part one (``...-parts.csv``);
+this module turns the latest of them into the paragraph and table the results page shows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+NO_RUN = "No `boexplore verify --claims` of this tier is committed yet."
+
+
+def _cpu(numerics: str) -> str:
+    """The CPU named in a trace's numerics record (JSON), '' when absent."""
+    import json
+
+    try:
+        return str(json.loads(numerics).get("cpu") or "")
+    except (ValueError, AttributeError):
+        return ""
+
+
+def latest_run(checks: Path) -> str | None:
+    """Date stem (``verify-claims-2026-12-06``) of the newest complete verify --claims run."""
+    stems = sorted(
+        p.name[: -len("-verdicts.csv")]
+        for p in checks.glob("verify-claims-*-verdicts.csv")
+        if (checks / p.name.replace("-verdicts.csv", ".csv")).is_file()
+    )
+    return stems[-1] if stems else None
+
+
+def verify_claims_text(repo: Path, tier: str) -> str:
+    """Sentence and table of the latest verify --claims of ``tier``: how many jobs and traces
+    were re-made, how many traces diverged, and which verdicts and parts moved."""
+    checks = repo / "data" / tier / "checks"
+    stem = latest_run(checks)
+    if stem is None:
+        return NO_RUN
+    traces = pd.read_csv(checks / f"{stem}.csv")
+    verdicts = pd.read_csv(checks / f"{stem}-verdicts.csv", dtype={"variant": str})
+    parts_csv = checks / f"{stem}-parts.csv"
+    parts = pd.read_csv(parts_csv) if parts_csv.is_file() else None
+    jobs = traces[["problem", "method", "chunk"]].drop_duplicates()
+    diverged = int(traces["first_divergent_iteration"].notna().sum())
+    profile = ", ".join(sorted(set(traces["profile"].astype(str))))
+    cpus = sorted({_cpu(n) for n in traces.get("numerics", pd.Series(dtype=str)).dropna()} - {""})
+    where = f" on {', '.join(cpus)}" if cpus else ""
+    agree = int(verdicts["verdict_agrees"].sum())
+    text = (
+        f"`boexplore verify --claims` ({stem.removeprefix('verify-claims-')}, profile {profile}"
+        f"{where}) "
+        f"re-made {len(jobs)} jobs of the release ({len(traces)} traces; {diverged} diverged from "
+        f"the committed trace) and rebuilt the claims with them swapped in: {agree} of "
+        f"{len(verdicts)} verdicts are the same"
+    )
+    if parts is not None:
+        same = int((parts["decision_committed"] == parts["decision_rebuilt"]).sum())
+        text += f", and {same} of {len(parts)} claim parts"
+    text += "."
+    moved = verdicts[~verdicts["verdict_agrees"].astype(bool)]
+    if moved.empty:
+        return text
+    same_class = all(
+        str(a).split(":")[0] == str(b).split(":")[0]
+        for a, b in zip(moved["verdict_committed"], moved["verdict_rebuilt"], strict=True)
+    )
+    if same_class:
+        text += " The rows below keep their verdict; only the scale they name differs."
+    lines = [text, "", "| claim | committed | rebuilt |", "|---|---|---|"]
+    for _, row in moved.iterrows():
+        variant = row["variant"] if isinstance(row["variant"], str) and row["variant"] else ""
+        claim = f"{row['claim_id']} (`{variant}`)" if variant else row["claim_id"]
+        lines.append(f"| {claim} | {row['verdict_committed']} | {row['verdict_rebuilt']} |")
+    return "\n".join(lines)
