@@ -459,8 +459,9 @@ def git_commit() -> str | None:
     return done.stdout.strip() or None if done.returncode == 0 else None
 
 
-def run_identity() -> dict[str, Any]:
-    """What made a trace: numerics in effect, engine version, package version and git commit."""
+def run_identity(engine: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What made a trace: numerics in effect, package version, git commit and, from the BO
+    engine (``bo.engine.run_identity``), the engine's identity."""
     from boexplore import __version__
 
     out: dict[str, Any] = {
@@ -468,17 +469,14 @@ def run_identity() -> dict[str, Any]:
         "boexplore": __version__,
         "git_commit": git_commit(),
     }
-    try:
-        from boexplore.bo.engine import engine_identity
-    except ImportError:  # the metrics-only install has no engine
-        return out
-    out["engine"] = engine_identity()
+    if engine is not None:
+        out["engine"] = dict(engine)
     return out
 
 
-def stamp_trace(trace: Any) -> Any:
-    """Record ``run_identity()`` in ``trace.attrs["boexplore"]`` (kept by Parquet); returns it."""
-    trace.attrs["boexplore"] = run_identity()
+def stamp_trace(trace: Any, engine: Mapping[str, Any] | None = None) -> Any:
+    """Record ``run_identity(engine)`` in ``trace.attrs["boexplore"]`` (kept by Parquet)."""
+    trace.attrs["boexplore"] = run_identity(engine)
     return trace
 
 

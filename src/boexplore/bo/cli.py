@@ -8,7 +8,8 @@ import json
 import logging
 from pathlib import Path
 
-from boexplore.numerics import add_numerics_argument, ensure_profile, stamp_trace
+from boexplore.bo.engine import stamp_trace
+from boexplore.numerics import add_numerics_argument, ensure_profile
 
 
 def register(sub: argparse._SubParsersAction) -> None:

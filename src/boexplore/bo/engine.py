@@ -23,7 +23,7 @@ from typing import Any
 #: Bump when a change in ``bo/`` (or a numerics dependency pin) can change a trace.
 ENGINE_VERSION = 1
 #: sha256 of ``engine_source_files()`` (see ``engine_sources_sha256``) at ENGINE_VERSION.
-ENGINE_SOURCES_SHA256 = "2243db22f16cb0756fc9b0d36014229f932ca0f47c407ccdaa375905347a258a"
+ENGINE_SOURCES_SHA256 = "afebb7aa1a1dc854549e27cb141fb859b3e7149a397791f1f1c5de36aeaa81c1"
 #: Files of ``bo/`` that cannot change a trace's numbers (not hashed).
 NON_NUMERIC_FILES: frozenset[str] = frozenset({"engine.py", "cli.py", "checkpoint.py"})
 #: Libraries whose version is part of the identity (their numerics are the engine's too).
@@ -67,6 +67,13 @@ def engine_identity() -> dict[str, Any]:
         **{p: _version(p) for p in NUMERIC_PACKAGES},
         "numerics_profile": os.environ.get(PROFILE_VAR, "unpinned"),
     }
+
+
+def stamp_trace(trace: Any) -> Any:
+    """``numerics.stamp_trace`` with the engine's identity: what made a BO or paper-2 trace."""
+    from boexplore.numerics import stamp_trace as stamp
+
+    return stamp(trace, engine_identity())
 
 
 if __name__ == "__main__":

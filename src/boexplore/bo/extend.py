@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boexplore.bo.loop import RunState, sobol_unit
 from boexplore.bo.methods import MethodSpec, parse_method
 from boexplore.bo.settings import BOSettings
+from boexplore.bo.state import RunState, sobol_unit
 from boexplore.bo.trust_region import TrustRegionState
 
 #: Float32 storage: values agree with a float64 recomputation to this relative precision.

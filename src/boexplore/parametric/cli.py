@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from boexplore.numerics import add_numerics_argument, ensure_profile, stamp_trace
+from boexplore.bo.engine import stamp_trace
+from boexplore.numerics import add_numerics_argument, ensure_profile
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

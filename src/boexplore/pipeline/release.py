@@ -312,7 +312,7 @@ def trace_manifest(
     """One row per released trace file: what it holds, what made it, whether it re-runs.
 
     ``profile`` / ``made_at_commit`` come from the identity a run stamps on its trace
-    (``boexplore.numerics.stamp_trace``); traces made before that was recorded say
+    (``boexplore.bo.engine.stamp_trace``); traces made before that was recorded say
     ``unrecorded`` and give the commit that added them to git instead. With a
     ``boexplore verify`` table, ``reproduced`` says, per checked trace file, whether every
     seed re-ran to the same float32 values (else the first divergent BO iteration).

@@ -41,8 +41,8 @@ def run_from_spec(
     from boexplore.bo import run_bo
     from boexplore.bo.checkpoint import remove_checkpoint
     from boexplore.bo.device import run_device
+    from boexplore.bo.engine import stamp_trace
     from boexplore.bo.identity import problem_file_digest
-    from boexplore.numerics import stamp_trace
     from boexplore.problems import load_instance
 
     settings = dict(settings)
