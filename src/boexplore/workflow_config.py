@@ -410,15 +410,64 @@ def all_seeds(config: Mapping[str, Any]) -> list[int]:
     return sorted(seeds)
 
 
+def bo_cell_cost(
+    config: Mapping[str, Any],
+    problem: str,
+    method: str,
+    n_seeds: int,
+    cal: Mapping[str, Any] | None = None,
+    start: int = 0,
+) -> tuple[float, float]:
+    """(CPU seconds, peak memory) of a BO job running ``n_seeds`` seeds of (problem, method),
+    by the cost model (``boexplore.cost``); ``start``: evaluations per seed it continues from."""
+    from boexplore.cost.calibration import config_calibration
+    from boexplore.cost.cpu import bo_job_estimate
+
+    cal = cal or config_calibration(config)
+    d, budget, n_init = problem_design(config, problem)
+    name = config["problems"][problem]["name"]
+    bo = method_bo_settings(config, method)
+    return bo_job_estimate(
+        config["methods"][method], name, d, budget, n_init, bo, cal, n_seeds, start
+    )
+
+
+def chunk_size(config: Mapping[str, Any], problem: str, method: str) -> int:
+    """Seeds per BO job for (problem, method).
+
+    One seed per job for the expensive acquisition functions and for d at or above
+    ``resources.single_seed_min_dim``; otherwise ``seeds_per_job``, reduced until the
+    predicted job fits in half the partition limit (so a job rarely needs a resubmission).
+    """
+    from boexplore.bo.methods import parse_method
+    from boexplore.cost.calibration import EXPENSIVE_METHODS, config_calibration
+    from boexplore.cost.requests import max_runtime_min, resources
+
+    per_job = int(config.get("seeds_per_job", 1))
+    if per_job <= 1:
+        return 1
+    res = resources(config)
+    base = parse_method(config["methods"][method]).base
+    d = problem_design(config, problem)[0]
+    if base in res.get("expensive_methods", EXPENSIVE_METHODS):
+        return 1
+    if d >= int(res.get("single_seed_min_dim", 50)):
+        return 1
+    cal = config_calibration(config)
+    one = bo_cell_cost(config, problem, method, 1, cal)[0]
+    start = cal["bo"]["startup_s"]
+    limit_s = 0.5 * max_runtime_min(config) * 60.0 / float(res.get("runtime_factor", 1.0))
+    fit = int((limit_s - start) // max(one - start, 1e-9))
+    return max(1, min(per_job, fit))
+
+
 def run_table(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every BO job the config asks for: (problem, method, seed chunk) with its budget.
 
     A job runs up to ``seeds_per_job`` seeds one after the other (1 by default); on a
     cluster larger chunks keep the DAG small. The cost model gives expensive methods and
-    high dimensions one seed per job (``boexplore.pipeline.cost.chunk_size``).
+    high dimensions one seed per job (``chunk_size``).
     """
-    from boexplore.pipeline.cost import chunk_size
-
     rows = []
     for problem in config["problems"]:
         _, budget, n_init = problem_design(config, problem)
