@@ -18,12 +18,6 @@ import pandas as pd
 
 from boexplore.analysis.config import analysis_config
 from boexplore.analysis.correlation import otsd_oe_correlation, per_problem_correlation
-from boexplore.analysis.oe_baseline import (
-    UniformOEBaseline,
-    add_oe_ref_rel,
-    add_oe_rel,
-    reference_prefix_estimator,
-)
 from boexplore.analysis.paper_order import compare_pairs, kendall_with_paper, paper_levels
 from boexplore.analysis.performance import nonmonotone_test, per_problem_shape
 from boexplore.analysis.summaries import (
@@ -42,6 +36,12 @@ from boexplore.analysis.variants import (
     paired_differences,
 )
 from boexplore.io import atomic_write
+from boexplore.metrics.oe_baseline import (
+    UniformOEBaseline,
+    add_oe_ref_rel,
+    add_oe_rel,
+    reference_prefix_estimator,
+)
 
 META_COLUMNS = ("method_spec", "base_method", "q", "trust_region", "raasp")
 

@@ -46,9 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from boexplore.analysis.oe_baseline import UniformOEBaseline
     from boexplore.compare.core import load_reference, load_user_traces, place
     from boexplore.metrics.cli import parse_bounds
+    from boexplore.metrics.oe_baseline import UniformOEBaseline
 
     ref = load_reference(args.reference, args.problem, args.dim)
     bounds = parse_bounds(args.bounds, args.dim)

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.oe_baseline import UniformOEBaseline
 from boexplore.metrics.io import load_points
+from boexplore.metrics.oe_baseline import UniformOEBaseline
 from boexplore.metrics.scoring import metrics_table
 from boexplore.metrics.validation import as_points
 

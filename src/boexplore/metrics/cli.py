@@ -84,7 +84,7 @@ def _run(args: argparse.Namespace) -> int:
     X = _unit_points(raw, args.bounds, args.points)
     table = dict(metrics_table(X))
     if args.oe_reps > 0:
-        from boexplore.analysis.oe_baseline import UniformOEBaseline
+        from boexplore.metrics.oe_baseline import UniformOEBaseline
 
         base = UniformOEBaseline(n_rep=args.oe_reps, seed=0).curve(X.shape[1], X.shape[0])
         table["oe_uniform"] = base
