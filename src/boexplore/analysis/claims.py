@@ -2,7 +2,7 @@
 
 How each sentence of the paper is operationalised (thresholds and the rule in
 ``analysis.decision`` / ``analysis.thresholds`` are fixed in the config before
-results; the rule is described in :mod:`boexplore.analysis.decide`):
+results; the rule is described in :mod:`boexplore.analysis.claimkit.decide`):
 
 * **P1-C1** "OTSD and OE are strongly correlated across problems and methods":
   Spearman ρ between the cell medians of final ``otsd_norm`` and the OE metric of
@@ -43,7 +43,7 @@ results; the rule is described in :mod:`boexplore.analysis.decide`):
   a problem counts against when concave-with-interior-vertex is significantly
   rare (monotone or U-shaped). The permutation chance level is reported.
 
-Undecided parts are sized by :mod:`boexplore.analysis.power`; a claim whose
+Undecided parts are sized by :mod:`boexplore.analysis.claimkit.power`; a claim whose
 methods are absent is reported as missing data, never as an error.
 """
 
@@ -51,43 +51,40 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.decide import (
-    UNIT_COLUMNS,
-    WideTable,
-    classify_units,
-    paired_units,
-    rule_from_config,
-    summarize_part,
-    wide_table,
+from boexplore.analysis.claimkit.decide import UNIT_COLUMNS
+from boexplore.analysis.claimkit.markdown import markdown_table
+from boexplore.analysis.claimkit.parts import (
+    COLUMNS,
+    PART_COLUMNS,
+    ClaimsReport,
+    PartBuilder,
+    final_verdict,
+    needs_text,
+    part_text,
+    present,
+    rule_row,
 )
-from boexplore.analysis.effort import effort_rows
-from boexplore.analysis.markdown import markdown_table
-from boexplore.analysis.performance import curvature_bootstrap
-from boexplore.analysis.pipeline import AnalysisResult, oe_metric
-from boexplore.analysis.power import (
-    PowerNeed,
-    correlation_cells_needed,
-    interval_problems_needed,
-    seeds_problems_needed,
-)
-from boexplore.analysis.uses_claims import uses_rows
-from boexplore.analysis.verdict import (
+from boexplore.analysis.claimkit.parts import OE_UNDEFINED as OE_UNDEFINED
+from boexplore.analysis.claimkit.power import correlation_cells_needed, interval_problems_needed
+from boexplore.analysis.claimkit.verdict import (
     MISSING,
     NOT_REPRODUCED,
     REPRODUCED,
-    UNDECIDABLE_PREFIX,
     UNDECIDED,
     Rule,
     combine,
     interval_verdict,
 )
+from boexplore.analysis.effort import effort_rows
+from boexplore.analysis.performance import curvature_bootstrap
+from boexplore.analysis.pipeline import AnalysisResult, oe_metric
+from boexplore.analysis.uses_claims import uses_rows
 from boexplore.io import atomic_write_text
 
 CLAIMS: dict[str, str] = {
@@ -100,19 +97,6 @@ CLAIMS: dict[str, str] = {
     "P1-C7": "Trust regions and RAASP consistently reduce exploration.",
     "P1-C8": "The best-performing methods have intermediate exploration (non-monotone relation).",
 }
-# The basic claims-table format shared with paper 2 (boexplore.analysis.paper2_claims imports it).
-COLUMNS = [
-    "claim_id",
-    "claim",
-    "statistic",
-    "value",
-    "ci_low",
-    "ci_high",
-    "threshold",
-    "verdict",
-    "n",
-    "note",
-]
 # Paper 1 adds the TS variant of P1-C4, the short decision and the power need.
 PAPER1_COLUMNS = [
     "claim_id",
@@ -122,49 +106,10 @@ PAPER1_COLUMNS = [
     "needs",
     *COLUMNS[-2:],
 ]
-PART_COLUMNS = [
-    "claim_id",
-    "variant",
-    "part",
-    "metric",
-    "subset",
-    "n_units",
-    "n_problems",
-    "k_for",
-    "k_against",
-    "needed",
-    "allowed_against",
-    "support",
-    "support_max",
-    "min_seeds",
-    "effect_mean",
-    "effect_low",
-    "effect_high",
-    "decision",
-    "need_seeds",
-    "need_problems",
-    "p_decisive_now",
-    "p_decisive_at_need",
-    "note",
-]
-
-
-@dataclass
-class ClaimsReport:
-    """Claims table (one row per claim, per TS variant for C4), parts and unit tests."""
-
-    claims: pd.DataFrame
-    parts: pd.DataFrame
-    units: pd.DataFrame
 
 
 def _labels(cfg: dict[str, Any], groups: Sequence[str]) -> list[str]:
     return [lab for g in groups for lab in cfg["groups"].get(g, [])]
-
-
-def _present(r: AnalysisResult, labels: Sequence[str]) -> list[str]:
-    have = set(r.final["method"].unique())
-    return [m for m in labels if m in have]
 
 
 def _subset(r: AnalysisResult, name: str) -> pd.DataFrame:
@@ -176,193 +121,6 @@ def _subset(r: AnalysisResult, name: str) -> pd.DataFrame:
     return f
 
 
-class _Builder:
-    """Collects parts and units while the claim rows are built.
-
-    ``light`` skips the power analysis (re-decisions on budget prefixes, seed
-    resamples, left-out problems and settings need the decision, not the scale);
-    ``test`` is the per-unit paired test (``t``, or ``wilcoxon`` / ``sign`` for the
-    non-parametric column); ``effect_boot`` overrides the resamples of the part
-    effect intervals (0 = no interval).
-    """
-
-    def __init__(
-        self,
-        r: AnalysisResult,
-        *,
-        light: bool = False,
-        test: str = "t",
-        effect_boot: int | None = None,
-    ) -> None:
-        self.r = r
-        self.cfg = r.config
-        self.rule: Rule = rule_from_config(self.cfg["decision"])
-        self.light = light
-        self.test = test
-        self.effect_boot = int(self.cfg["n_boot"]) if effect_boot is None else int(effect_boot)
-        self._wide: dict[tuple[str, str], WideTable] = {}
-        self.parts: list[dict[str, Any]] = []
-        self.units: list[pd.DataFrame] = []
-        pw = self.cfg["power"]
-        self.min_seeds = int(self.cfg["min_seeds"])
-        self.seeds_grid = [s for s in pw["seeds_grid"] if s >= max(2, self.min_seeds)]
-        self.problems_grid = list(pw["problems_grid"])
-
-    def pairs(
-        self,
-        subset: str,
-        metric: str,
-        pairs: Sequence[tuple[str, str]],
-        part: str,
-        shift: float = 0.0,
-    ) -> pd.DataFrame:
-        """Paired units on ``subset`` (all, low-d, high-d) with this builder's test.
-
-        The metric's wide table is built once per builder (see :class:`decide.WideTable`).
-        """
-        key = (subset, metric)
-        if key not in self._wide:
-            if (("all", metric)) not in self._wide:
-                self._wide[("all", metric)] = wide_table(self.r.final, metric)
-            full = self._wide[("all", metric)]
-            lo, hi = int(self.cfg["low_d_max"]), int(self.cfg["high_d_min"])
-            keep = {"low-d": lambda d: d <= lo, "high-d": lambda d: d >= hi}.get(subset)
-            self._wide[key] = full if keep is None else full.subset(keep)
-        return paired_units(self._wide[key], metric, pairs, part, test=self.test, shift=shift)
-
-    def undefined_problems(self, metric: str, subset: str) -> list[str]:
-        """Problems of ``subset`` on which ``metric`` is the authors' OE and no run has more
-        than d points (their estimator returns nothing for such a trace)."""
-        if metric not in OE_PAST_D or metric not in self.r.final.columns:
-            return []
-        f = self.r.final
-        lo, hi = int(self.cfg["low_d_max"]), int(self.cfg["high_d_min"])
-        f = {"low-d": f[f["dim"] <= lo], "high-d": f[f["dim"] >= hi]}.get(subset, f)
-        defined = f[metric].notna().groupby(f["problem"]).any()
-        return sorted(str(p) for p, ok in defined.items() if not ok)
-
-    def power(self, units: pd.DataFrame) -> PowerNeed:
-        pw = self.cfg["power"]
-        return seeds_problems_needed(
-            units,
-            self.rule,
-            self.seeds_grid,
-            self.problems_grid,
-            target=float(pw["target"]),
-            n_sim=int(pw["n_sim"]),
-            seed=int(pw["seed"]),
-        )
-
-    def part(
-        self,
-        cid: str,
-        variant: str,
-        part: str,
-        metric: str,
-        subset: str,
-        units: pd.DataFrame,
-        note: str = "",
-    ) -> dict[str, Any]:
-        """Classify, decide and (when undecided) size one claim part."""
-        units = classify_units(units, self.rule)
-        s = summarize_part(units, self.rule, seed=int(self.cfg["seed"]), n_boot=self.effect_boot)
-        notes = [note] if note else []
-        undefined = self.undefined_problems(metric, subset)
-        if undefined and units.empty:
-            notes = [OE_UNDEFINED]
-        elif undefined:
-            notes.append(f"{len(undefined)} problems left out (n <= d: {OE_UNDEFINED_SHORT})")
-        if s["decision"] != MISSING and s["min_seeds"] < self.min_seeds:
-            s["decision"] = UNDECIDED
-            notes.append(f"fewer than min_seeds={self.min_seeds} seeds")
-        need = PowerNeed(None, None, np.nan, np.nan, np.nan, np.nan)
-        if s["decision"] == UNDECIDED and not self.light:
-            need = self.power(units)
-        row = {
-            "claim_id": cid,
-            "variant": variant,
-            "part": part,
-            "metric": metric,
-            "subset": subset,
-            **{k: s[k] for k in PART_COLUMNS if k in s},
-            "need_seeds": need.seeds,
-            "need_problems": need.problems,
-            "p_decisive_now": need.p_decisive_now,
-            "p_decisive_at_need": need.p_decisive,
-            "note": "; ".join(notes),
-        }
-        self.parts.append(row)
-        if not units.empty:
-            self.units.append(
-                units.assign(
-                    claim_id=cid, variant=variant, metric=metric, subset=subset, part_name=part
-                )
-            )
-        return row
-
-
-#: OE metrics defined only past d points (the authors' estimator), and what a part says then.
-OE_PAST_D = frozenset({"oe_ref_rel", "oe_ref"})
-OE_UNDEFINED_SHORT = "the authors' OE needs more than d points"
-OE_UNDEFINED = f"OE not defined at this budget ({OE_UNDEFINED_SHORT})"
-
-
-def _part_text(p: dict[str, Any]) -> str:
-    if p["decision"] == MISSING and p["note"] == OE_UNDEFINED:
-        return f"{p['part']}: {OE_UNDEFINED}"
-    if p["decision"] == MISSING:
-        return f"{p['part']}: missing data{(' (' + p['note'] + ')') if p['note'] else ''}"
-    eff = (
-        f", effect {p['effect_mean']:.3g} [{p['effect_low']:.3g}, {p['effect_high']:.3g}]"
-        if np.isfinite(p["effect_mean"])
-        else ""
-    )
-    need = ""
-    if p["decision"] == UNDECIDED:
-        need = (
-            f"; needs {p['need_seeds']} seeds × {p['need_problems']} problems"
-            if p["need_seeds"] is not None
-            else "; not decided within the power grid"
-        )
-    extra = f" ({p['note']})" if p["note"] else ""
-    return (
-        f"{p['part']}: {p['k_for']}/{p['n_units']} for, {p['k_against']} against "
-        f"(need {p['needed']}){eff} -> {p['decision']}{need}{extra}"
-    )
-
-
-def _needs(parts: Sequence[dict[str, Any]]) -> str:
-    """Combined scale of the undecided parts: max seeds, max problems per subset."""
-    und = [p for p in parts if p["decision"] == UNDECIDED]
-    if not und:
-        return ""
-    if any(p["n_units"] == 0 for p in und):  # C7: the mechanism never acted
-        return "budgets where the mechanism acts (>= 10·d evaluations); it never acted here"
-    if any(p["need_seeds"] is None for p in und):
-        return "not decided within the power grid"
-    seeds = max(int(p["need_seeds"]) for p in und)
-    by_subset: dict[str, int] = {}
-    for p in und:
-        by_subset[p["subset"]] = max(by_subset.get(p["subset"], 0), int(p["need_problems"]))
-    if len(by_subset) == 1:
-        ((sub, m),) = by_subset.items()
-        where = "" if sub == "all" else f" {sub}"
-        return f"{seeds} seeds × {m}{where} problems"
-    probs = " + ".join(f"{m} {sub}" for sub, m in sorted(by_subset.items()))
-    return f"{seeds} seeds × {probs} problems"
-
-
-def _final_verdict(decision: str, needs: str, missing_note: str = "") -> str:
-    if decision in (REPRODUCED, NOT_REPRODUCED):
-        return decision
-    if decision == MISSING:
-        return f"{MISSING}: {missing_note}" if missing_note else MISSING
-    said = needs.startswith(("not decided", "budgets", "no runs for"))
-    if said or needs.split(";")[0].endswith(OE_UNDEFINED):
-        return f"{UNDECIDABLE_PREFIX}: {needs}"
-    return f"{UNDECIDABLE_PREFIX}: needs {needs}" if needs else UNDECIDABLE_PREFIX
-
-
 def _rule_row(
     cid: str,
     variant: str,
@@ -372,36 +130,7 @@ def _rule_row(
     note: str = "",
     missing_note: str = "",
 ) -> dict[str, Any]:
-    decision = combine([p["decision"] for p in parts])
-    present = [p for p in parts if p["decision"] != MISSING]
-    weakest = min(present, key=lambda p: (p["support"], p["support_max"])) if present else None
-    if decision == MISSING and not missing_note:
-        missing_note = "; ".join(p["note"] or p["part"] for p in parts)
-    needs = _needs(parts)
-    missing = [p for p in parts if p["decision"] == MISSING]
-    gaps = [p["part"] for p in missing if p["note"] != OE_UNDEFINED]
-    no_oe = [p["part"] for p in missing if p["note"] == OE_UNDEFINED]
-    if decision == UNDECIDED and (gaps or no_oe):  # a part without data blocks it: say which
-        said = (["no runs for " + ", ".join(gaps)] if gaps else []) + (
-            [f"{', '.join(no_oe)}: {OE_UNDEFINED}"] if no_oe else []
-        )
-        gap = "; ".join(said)
-        needs = f"{needs}; {gap}" if needs else gap
-    return {
-        "claim_id": cid,
-        "variant": variant,
-        "claim": CLAIMS[cid],
-        "statistic": statistic,
-        "value": weakest["support"] if weakest else np.nan,
-        "ci_low": weakest["support"] if weakest else np.nan,
-        "ci_high": weakest["support_max"] if weakest else np.nan,
-        "threshold": rule.support,
-        "verdict": _final_verdict(decision, needs, missing_note),
-        "decision": decision,
-        "needs": needs,
-        "n": int(sum(p["n_units"] for p in present)),
-        "note": "; ".join([*(_part_text(p) for p in parts), *([note] if note else [])]),
-    }
+    return rule_row(cid, CLAIMS[cid], variant, statistic, parts, rule, note, missing_note)
 
 
 RULE_STAT = (
@@ -411,7 +140,7 @@ RULE_STAT = (
 )
 
 
-def claim_c1(b: _Builder) -> dict[str, Any]:
+def claim_c1(b: PartBuilder) -> dict[str, Any]:
     r, cfg = b.r, b.cfg
     c, thr = r.correlation, cfg["thresholds"]["c1_rho"]
     d = interval_verdict(c["rho"], c["ci_low"], c["ci_high"], thr, c["n_cells"], 3)
@@ -437,7 +166,7 @@ def claim_c1(b: _Builder) -> dict[str, Any]:
         "ci_low": c["ci_low"],
         "ci_high": c["ci_high"],
         "threshold": thr,
-        "verdict": _final_verdict(d, needs),
+        "verdict": final_verdict(d, needs),
         "decision": d,
         "needs": needs,
         "n": c["n_cells"],
@@ -445,10 +174,10 @@ def claim_c1(b: _Builder) -> dict[str, Any]:
     }
 
 
-def claim_c2(b: _Builder) -> dict[str, Any]:
+def claim_c2(b: PartBuilder) -> dict[str, Any]:
     cfg = b.cfg
-    hi = _present(b.r, _labels(cfg, cfg["explorers"]))
-    lo = _present(b.r, _labels(cfg, cfg["exploiters"]))
+    hi = present(b.r, _labels(cfg, cfg["explorers"]))
+    lo = present(b.r, _labels(cfg, cfg["exploiters"]))
     pairs = [(a, c) for a in hi for c in lo]
     parts = [
         b.part(
@@ -487,7 +216,7 @@ def _adjacent_pairs(
     return out
 
 
-def _chain(b: _Builder, variant: str, shift: float) -> tuple[str, list[dict[str, Any]], str]:
+def _chain(b: PartBuilder, variant: str, shift: float) -> tuple[str, list[dict[str, Any]], str]:
     """C3's chain over adjacent levels: (decision, parts, summary text) at one tie margin."""
     r, cfg = b.r, b.cfg
     metric = cfg["primary_metric"]
@@ -503,7 +232,7 @@ def _chain(b: _Builder, variant: str, shift: float) -> tuple[str, list[dict[str,
     return chain, parts, text
 
 
-def claim_c3(b: _Builder) -> dict[str, Any]:
+def claim_c3(b: PartBuilder) -> dict[str, Any]:
     """Kendall τ with the paper's order AND the chain of adjacent ⪰.
 
     The verdict uses the tie-aware ⪰ of the paper (``c3_tie_margin`` > 0: a
@@ -533,7 +262,7 @@ def claim_c3(b: _Builder) -> dict[str, Any]:
         return combine([chain, tau_dec]) if chain != MISSING else tau_dec
 
     decision = with_tau(tie)
-    needs = _needs(pair_parts) if tie == UNDECIDED else ""
+    needs = needs_text(pair_parts) if tie == UNDECIDED else ""
     if tau_dec == UNDECIDED and not b.light:
         m = interval_problems_needed(tau, lo, hi, thr, n_prob, power=float(cfg["power"]["target"]))
         s_need = max(b.min_seeds, r.min_seeds_seen)
@@ -554,7 +283,7 @@ def claim_c3(b: _Builder) -> dict[str, Any]:
         "ci_low": lo,
         "ci_high": hi,
         "threshold": thr,
-        "verdict": _final_verdict(decision, needs, "no labels of the paper's order in the data"),
+        "verdict": final_verdict(decision, needs, "no labels of the paper's order in the data"),
         "decision": decision,
         "decision_strict": with_tau(strict),
         "needs": needs,
@@ -563,9 +292,9 @@ def claim_c3(b: _Builder) -> dict[str, Any]:
             [
                 f"tau -> {tau_dec}",
                 f"adjacent pairs, {tie_name}: {tie_txt}",
-                *(_part_text(p) for p in pair_parts),
+                *(part_text(p) for p in pair_parts),
                 *(
-                    [f"strict ⪰: {strict_txt}", *(_part_text(p) for p in strict_parts)]
+                    [f"strict ⪰: {strict_txt}", *(part_text(p) for p in strict_parts)]
                     if margin > 0
                     else []
                 ),
@@ -574,10 +303,10 @@ def claim_c3(b: _Builder) -> dict[str, Any]:
     }
 
 
-def claim_c4(b: _Builder, ts_group: str) -> dict[str, Any]:
+def claim_c4(b: PartBuilder, ts_group: str) -> dict[str, Any]:
     r, cfg = b.r, b.cfg
-    ts = _present(r, cfg["groups"].get(ts_group, []))
-    rnd = _present(r, _labels(cfg, ["random"]))
+    ts = present(r, cfg["groups"].get(ts_group, []))
+    rnd = present(r, _labels(cfg, ["random"]))
     primary = cfg["primary_metric"]
     hi_u = b.pairs("high-d", "otsd_norm", [(t, x) for t in ts for x in rnd], "C4")
     lo_u = b.pairs("low-d", primary, [(x, t) for t in ts for x in rnd], "C4")
@@ -599,9 +328,9 @@ def claim_c4(b: _Builder, ts_group: str) -> dict[str, Any]:
     )
 
 
-def claim_c5(b: _Builder) -> dict[str, Any]:
+def claim_c5(b: PartBuilder) -> dict[str, Any]:
     r, cfg = b.r, b.cfg
-    ei, ucb = _present(r, _labels(cfg, ["ei"])), _present(r, _labels(cfg, cfg["c5_ucb_groups"]))
+    ei, ucb = present(r, _labels(cfg, ["ei"])), present(r, _labels(cfg, cfg["c5_ucb_groups"]))
     x = cfg["primary_metric"]
     lo_u = b.pairs("low-d", x, [(e, u) for e in ei for u in ucb], "C5")
     hi_u = b.pairs("high-d", x, [(u, e) for e in ei for u in ucb], "C5")
@@ -621,7 +350,7 @@ def claim_c5(b: _Builder) -> dict[str, Any]:
     )
 
 
-def _active_units(b: _Builder, units: pd.DataFrame, factor: str) -> tuple[pd.DataFrame, str]:
+def _active_units(b: PartBuilder, units: pd.DataFrame, factor: str) -> tuple[pd.DataFrame, str]:
     """Keep C7 units whose mechanism acted in ≥ c7_min_active_frac of the seeds."""
     col = {"trust_region": "tr_acted", "raasp": "raasp_acted"}[factor]
     act = b.r.activity
@@ -638,7 +367,7 @@ def _active_units(b: _Builder, units: pd.DataFrame, factor: str) -> tuple[pd.Dat
     return out, f"mechanism acted on {len(out)}/{len(units)} units"
 
 
-def factor_claim(b: _Builder, cid: str, factors: Sequence[str], sign: int) -> dict[str, Any]:
+def factor_claim(b: PartBuilder, cid: str, factors: Sequence[str], sign: int) -> dict[str, Any]:
     r = b.r
     vp = r.variant_pairs
     parts = []
@@ -676,7 +405,7 @@ def factor_claim(b: _Builder, cid: str, factors: Sequence[str], sign: int) -> di
     )
 
 
-def claim_c8(b: _Builder) -> dict[str, Any]:
+def claim_c8(b: PartBuilder) -> dict[str, Any]:
     r, cfg = b.r, b.cfg
     f = r.final
     base = f[(f["q"] == 1) & ~f["trust_region"] & ~f["raasp"]]
@@ -727,14 +456,14 @@ def claim_c8(b: _Builder) -> dict[str, Any]:
     )
 
 
-RowBuilder = Callable[[_Builder], list[dict[str, Any]]]
+RowBuilder = Callable[[PartBuilder], list[dict[str, Any]]]
 
 
-def _rows_c4(b: _Builder) -> list[dict[str, Any]]:
+def _rows_c4(b: PartBuilder) -> list[dict[str, Any]]:
     return [claim_c4(b, g) for g in b.cfg["c4_ts_groups"]]
 
 
-def one_row(fn: Callable[[_Builder], dict[str, Any]]) -> RowBuilder:
+def one_row(fn: Callable[[PartBuilder], dict[str, Any]]) -> RowBuilder:
     return lambda b: [fn(b)]
 
 
@@ -761,8 +490,8 @@ def claims_report(
     effect_boot: int | None = None,
     builders: Sequence[RowBuilder] | None = None,
 ) -> ClaimsReport:
-    """Claims, parts and unit tables for one analysis result (see :class:`_Builder`)."""
-    b = _Builder(r, light=light, test=test, effect_boot=effect_boot)
+    """Claims, parts and unit tables for one analysis result (see :class:`PartBuilder`)."""
+    b = PartBuilder(r, light=light, test=test, effect_boot=effect_boot)
     rows = [row for build in (ROW_BUILDERS if builders is None else builders) for row in build(b)]
     if not light and builders is None:
         # P1-U1..U3 (issue 24): decided once on the full data, not re-decided per budget

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from boexplore.analysis.claimkit.markdown import markdown_table
 from boexplore.analysis.claims import ClaimsReport, claims_markdown, claims_report
-from boexplore.analysis.markdown import markdown_table
 from boexplore.analysis.pipeline import AnalysisResult
 from boexplore.analysis.robustness import KEY, robustness
 from boexplore.analysis.sensitivity import (

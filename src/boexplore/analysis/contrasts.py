@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.stats import t_interval
+from boexplore.analysis.claimkit.stats import t_interval
 
 COLUMNS = [
     "problem",

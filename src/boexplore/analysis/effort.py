@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.stats import t_interval
-from boexplore.analysis.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
+from boexplore.analysis.claimkit.stats import t_interval
+from boexplore.analysis.claimkit.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 
 CLAIM = (
     "Check: the optimiser effort we use gives the same exploration and performance as "

@@ -6,8 +6,8 @@ threshold, verdict (reproduced / not reproduced / inconclusive), n, note. One
 function per claim (``claim_p2_c1`` ... ``claim_p2_c5``) turns the evidence into
 rows; :func:`claims_table` assembles them. Statistics (bootstrap, paired ratio,
 Spearman intervals), verdict rules and the Markdown writer are paper 1's
-(:mod:`boexplore.analysis.stats`, :mod:`~boexplore.analysis.verdict`,
-:mod:`~boexplore.analysis.markdown`). The full text of the paper was not
+(:mod:`boexplore.analysis.claimkit.stats`, :mod:`~boexplore.analysis.claimkit.verdict`,
+:mod:`~boexplore.analysis.claimkit.markdown`). The full text of the paper was not
 available: the tested statements are the reconstructed ones of the planning note
 (README says so).
 """
@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.claims import COLUMNS  # one claims-table format for both papers
-from boexplore.analysis.markdown import markdown_table
-from boexplore.analysis.stats import bootstrap_ci, paired_ratio_ci, spearman_ci
-from boexplore.analysis.verdict import UNDECIDED, upper_interval_verdict
-from boexplore.analysis.verdict import interval_verdict as _interval_verdict
+from boexplore.analysis.claimkit.markdown import markdown_table
+from boexplore.analysis.claimkit.parts import COLUMNS  # one claims-table format for both papers
+from boexplore.analysis.claimkit.stats import bootstrap_ci, paired_ratio_ci, spearman_ci
+from boexplore.analysis.claimkit.verdict import UNDECIDED, upper_interval_verdict
+from boexplore.analysis.claimkit.verdict import interval_verdict as _interval_verdict
 from boexplore.schema import schema_defaults
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.stats import bootstrap_ci
+from boexplore.analysis.claimkit.stats import bootstrap_ci
 from boexplore.parametric.stats import entropy, loglog_slope
 
 

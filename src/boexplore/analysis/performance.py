@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from boexplore.analysis.stats import binomial_ci, binomial_greater_pvalue
+from boexplore.analysis.claimkit.stats import binomial_ci, binomial_greater_pvalue
 from boexplore.analysis.summaries import check_columns
 
 
@@ -149,7 +149,7 @@ def curvature_bootstrap(
     across methods (``n_boot`` times); ``frac_interior`` is the fraction of
     resamples with a concave fit and an interior vertex, giving two one-sided
     bootstrap p-values (for: 1 − frac, against: frac, each with the +1 rule) and
-    a two-sided ``p`` for the Holm step of :mod:`boexplore.analysis.decide`
+    a two-sided ``p`` for the Holm step of :mod:`boexplore.analysis.claimkit.decide`
     (``n_boot`` must be large enough for p to survive Holm: min p = 2/(n_boot+1)).
     ``curv_low``/``curv_high`` is the 95 % percentile interval of the curvature.
     ``effect`` = probit(frac_interior)/√seeds is the per-seed effect for the

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from boexplore.analysis.claimkit.stats import min_attainable_p
+from boexplore.analysis.claimkit.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 from boexplore.analysis.claims import ClaimsReport, claims_report
 from boexplore.analysis.pipeline import AnalysisResult
-from boexplore.analysis.stats import min_attainable_p
-from boexplore.analysis.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 from boexplore.analysis.views import (
     final_at_fraction,
     final_at_steps,

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from boexplore.analysis.claimkit.parts import present
+from boexplore.analysis.claimkit.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 from boexplore.analysis.claims import (
     claim_c1,
     claim_c2,
@@ -41,7 +43,6 @@ from boexplore.analysis.claims import (
     one_row,
 )
 from boexplore.analysis.pipeline import AnalysisResult, oe_metric
-from boexplore.analysis.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 from boexplore.analysis.views import rederive, with_config
 
 COLUMNS = [
@@ -79,11 +80,6 @@ def _decide(r: AnalysisResult, build: Any) -> dict[str, Any]:
     return {"decision": c["decision"], "decision_strict": c["decision_strict"]}
 
 
-def _present(r: AnalysisResult, labels: Iterable[str]) -> list[str]:
-    have = set(r.final["method"].unique())
-    return [m for m in labels if m in have]
-
-
 def _n_problems(r: AnalysisResult, labels: Sequence[str]) -> int:
     f = r.final
     per = f[f["method"].isin(labels)].groupby("problem")["method"].nunique()
@@ -94,7 +90,7 @@ def c3_beta(r: AnalysisResult) -> list[dict[str, Any]]:
     """P1-C3 for every (high, low) β pair of the UCB labels present."""
     cfg = r.config
     betas: Mapping[str, float] = cfg["sensitivity"]["ucb_beta"]
-    labels = sorted(_present(r, betas), key=lambda m: betas[m])
+    labels = sorted(present(r, betas), key=lambda m: betas[m])
     default = (tuple(cfg["groups"].get("ucb_high", [])), tuple(cfg["groups"].get("ucb_low", [])))
     rows = []
     for lo, hi in itertools.combinations(labels, 2):
@@ -123,7 +119,7 @@ def c5_beta(r: AnalysisResult) -> list[dict[str, Any]]:
     ucb_groups = list(cfg["c5_ucb_groups"])
     default = {m for g in ucb_groups for m in cfg["groups"].get(g, [])}
     rows = []
-    for lab in sorted(_present(r, betas), key=lambda m: betas[m]):
+    for lab in sorted(present(r, betas), key=lambda m: betas[m]):
         groups = {**cfg["groups"], "c5_setting": [lab]}
         view = with_config(r, groups=groups, c5_ucb_groups=["c5_setting"])
         rows.append(
@@ -146,7 +142,7 @@ def c4_maximiser(r: AnalysisResult, boundary: pd.DataFrame | None) -> list[dict[
     names: Mapping[str, str] = cfg["sensitivity"]["ts_maximiser"]
     default = set(cfg["groups"].get(cfg["c4_ts_groups"][0], [])) if cfg["c4_ts_groups"] else set()
     rows = []
-    for lab in _present(r, names):
+    for lab in present(r, names):
         view = with_config(r, groups={**cfg["groups"], "c4_setting": [lab]})
         share = coord = np.nan
         if boundary is not None and not boundary.empty:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.stats import bootstrap_ci
+from boexplore.analysis.claimkit.stats import bootstrap_ci
 
 RUN_KEYS: tuple[str, ...] = ("problem", "method", "seed")
 CELL_KEYS: tuple[str, ...] = ("problem", "dim", "method")

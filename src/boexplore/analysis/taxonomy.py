@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from boexplore.analysis.stats import PAIRED_TESTS, adjust_pvalues
+from boexplore.analysis.claimkit.stats import PAIRED_TESTS, adjust_pvalues
 from boexplore.analysis.summaries import check_columns
 
 
@@ -36,7 +36,7 @@ def _t_pvalues(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Vectorised one-sided paired t-tests for all ordered method pairs.
 
     ``mat`` is (seeds, methods). Returns (p[A, B], median diff, n pairs); the
-    rules match :func:`boexplore.analysis.stats.paired_t_greater_pvalue`.
+    rules match :func:`boexplore.analysis.claimkit.stats.paired_t_greater_pvalue`.
     """
     diff = mat[:, :, None] - mat[:, None, :]  # (S, A, B)
     ok = np.isfinite(diff)

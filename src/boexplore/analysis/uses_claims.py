@@ -1,6 +1,6 @@
 """Claims rows P1-U1..U3: paper 1's claimed *uses* of OTSD, decided on held-out problems.
 
-Every row uses the machinery of P1-C2..C8 (:mod:`boexplore.analysis.decide`): per-problem
+Every row uses the machinery of P1-C2..C8 (:mod:`boexplore.analysis.claimkit.decide`): per-problem
 seed-paired differences, a two-sided t-test per problem, Holm within the part, and the
 rule of ``analysis.decision``; only the *decide* half of ``analysis.uses`` enters a
 verdict (the monitor's references come from the tune half). Each use has a control that
@@ -32,18 +32,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.config import analysis_config
-from boexplore.analysis.decide import (
+from boexplore.analysis.claimkit.decide import (
     UNIT_COLUMNS,
     classify_units,
     rule_from_config,
     summarize_part,
     unit_row,
 )
-from boexplore.analysis.power import seeds_problems_needed
-from boexplore.analysis.stats import binomial_ci, bootstrap_ci
-from boexplore.analysis.uses import references_from_metrics, run_table, split_problems
-from boexplore.analysis.verdict import (
+from boexplore.analysis.claimkit.power import seeds_problems_needed
+from boexplore.analysis.claimkit.stats import binomial_ci, bootstrap_ci
+from boexplore.analysis.claimkit.verdict import (
     MISSING,
     NOT_REPRODUCED,
     REPRODUCED,
@@ -53,6 +51,8 @@ from boexplore.analysis.verdict import (
     interval_verdict,
     undecidable_text,
 )
+from boexplore.analysis.config import analysis_config
+from boexplore.analysis.uses import references_from_metrics, run_table, split_problems
 
 USES: dict[str, str] = {
     "P1-U1": "Diagnosis: runs the monitor flags over-/under-exploring end with a worse normalised regret.",
@@ -63,7 +63,7 @@ USES: dict[str, str] = {
 
 def _units(part: str, a: str, b: str, diffs: dict[str, tuple[int, np.ndarray]]) -> pd.DataFrame:
     """Unit table (one row per problem) of seed-paired differences, positive = claimed direction."""
-    from boexplore.analysis.stats import paired_t_two_sided
+    from boexplore.analysis.claimkit.stats import paired_t_two_sided
 
     rows = []
     for problem, (dim, d) in sorted(diffs.items()):

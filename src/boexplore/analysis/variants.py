@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.stats import binomial_ci
+from boexplore.analysis.claimkit.stats import binomial_ci
 from boexplore.analysis.summaries import check_columns
 
 FACTORS: tuple[str, ...] = ("q", "trust_region", "raasp")

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.stats import t_interval
+from boexplore.analysis.claimkit.stats import t_interval
 
 CURRENT: dict[str, Any] = {"num_restarts": 10, "raw_samples": 1024, "refit_every": 1}
 PROPOSED: dict[str, Any] = {"num_restarts": 5, "raw_samples": 512, "refit_every": 4}
@@ -227,7 +227,7 @@ def quality_decision(paired: pd.DataFrame, alpha: float = 0.05) -> dict[str, Any
 
     Returns per metric the cells against and the sign counts, and ``holds``.
     """
-    from boexplore.analysis.stats import holm, paired_t_two_sided
+    from boexplore.analysis.claimkit.stats import holm, paired_t_two_sided
 
     out: dict[str, Any] = {"cells": len(paired)}
     holds = True

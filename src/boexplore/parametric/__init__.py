@@ -12,7 +12,7 @@ Public API (imported lazily so that ``import boexplore.parametric`` stays light)
   -> (trace, bounds | None)`` - the batched finite-domain loop;
 * ``run_continuous(problem, policy, seeds, budget, n_init=10, n_candidates=2048, method="")`` - E4;
 * ``static_probe(problem, policy, n_data=20, n_draws=64, noise_std=0.1, seed=0)`` - E3;
-* ``loglog_slope(cum_regret, start_frac=0.5)``, ``bootstrap_ci`` (re-exported from ``boexplore.analysis.stats``);
+* ``loglog_slope(cum_regret, start_frac=0.5)``, ``bootstrap_ci`` (re-exported from ``boexplore.analysis.claimkit.stats``);
 * ``lfbo_weights(y, gamma=0.33, utility="ei", balance=False)``.
 """
 
@@ -30,7 +30,7 @@ _EXPORTS = {
     "run_continuous": "continuous",
     "static_probe": "probe",
     "loglog_slope": "stats",
-    "bootstrap_ci": "boexplore.analysis.stats",
+    "bootstrap_ci": "boexplore.analysis.claimkit.stats",
     "lfbo_weights": "lfbo",
     "MLPSpec": "mlp",
 }

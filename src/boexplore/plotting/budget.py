@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.verdict import MISSING, NOT_REPRODUCED, REPRODUCED
+from boexplore.analysis.claimkit.verdict import MISSING, NOT_REPRODUCED, REPRODUCED
 from boexplore.plotting.io import save_figure
 from boexplore.plotting.style import label_color, set_style
 

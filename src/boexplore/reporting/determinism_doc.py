@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from boexplore.analysis.markdown import markdown_table
+from boexplore.analysis.claimkit.markdown import markdown_table
 
 ROOT = Path(__file__).resolve().parents[3]
 PAGE = ROOT / "docs" / "determinism.md"
