@@ -19,6 +19,9 @@ from typing import Any
 import yaml
 
 from boexplore.bo.design import default_n_init, initial_design_problem
+from boexplore.cost.calibration import EXPENSIVE_METHODS, JobCost, config_calibration
+from boexplore.cost.cpu import bo_job_estimate
+from boexplore.cost.requests import max_runtime_min, resources
 from boexplore.schema import schema_dir
 
 SCHEMA_DIR = schema_dir()
@@ -410,26 +413,24 @@ def all_seeds(config: Mapping[str, Any]) -> list[int]:
     return sorted(seeds)
 
 
-def bo_cell_cost(
+def bo_job_cost(
     config: Mapping[str, Any],
     problem: str,
     method: str,
     n_seeds: int,
     cal: Mapping[str, Any] | None = None,
     start: int = 0,
-) -> tuple[float, float]:
-    """(CPU seconds, peak memory) of a BO job running ``n_seeds`` seeds of (problem, method),
-    by the cost model (``boexplore.cost``); ``start``: evaluations per seed it continues from."""
-    from boexplore.cost.calibration import config_calibration
-    from boexplore.cost.cpu import bo_job_estimate
+) -> JobCost:
+    """Cost of one ``bo_run`` job running ``n_seeds`` seeds of (problem, method), by the cost
+    model; ``start``: evaluations per seed it continues from (a released trace it extends)."""
 
     cal = cal or config_calibration(config)
     d, budget, n_init = problem_design(config, problem)
     name = config["problems"][problem]["name"]
     bo = method_bo_settings(config, method)
-    return bo_job_estimate(
-        config["methods"][method], name, d, budget, n_init, bo, cal, n_seeds, start
-    )
+    spec = config["methods"][method]
+    cpu, mem = bo_job_estimate(spec, name, d, budget, n_init, bo, cal, n_seeds, start)
+    return JobCost("bo_run", f"{problem}/{method}", cpu, mem)
 
 
 def chunk_size(config: Mapping[str, Any], problem: str, method: str) -> int:
@@ -440,8 +441,6 @@ def chunk_size(config: Mapping[str, Any], problem: str, method: str) -> int:
     predicted job fits in half the partition limit (so a job rarely needs a resubmission).
     """
     from boexplore.bo.methods import parse_method
-    from boexplore.cost.calibration import EXPENSIVE_METHODS, config_calibration
-    from boexplore.cost.requests import max_runtime_min, resources
 
     per_job = int(config.get("seeds_per_job", 1))
     if per_job <= 1:
@@ -454,7 +453,7 @@ def chunk_size(config: Mapping[str, Any], problem: str, method: str) -> int:
     if d >= int(res.get("single_seed_min_dim", 50)):
         return 1
     cal = config_calibration(config)
-    one = bo_cell_cost(config, problem, method, 1, cal)[0]
+    one = bo_job_cost(config, problem, method, 1, cal).cpu_s
     start = cal["bo"]["startup_s"]
     limit_s = 0.5 * max_runtime_min(config) * 60.0 / float(res.get("runtime_factor", 1.0))
     fit = int((limit_s - start) // max(one - start, 1e-9))

@@ -77,7 +77,6 @@ from boexplore.analysis.claimkit.verdict import (
     NOT_REPRODUCED,
     REPRODUCED,
     UNDECIDED,
-    Rule,
     combine,
     interval_verdict,
 )
@@ -110,27 +109,6 @@ PAPER1_COLUMNS = [
 
 def _labels(cfg: dict[str, Any], groups: Sequence[str]) -> list[str]:
     return [lab for g in groups for lab in cfg["groups"].get(g, [])]
-
-
-def _subset(r: AnalysisResult, name: str) -> pd.DataFrame:
-    cfg, f = r.config, r.final
-    if name == "low-d":
-        return f[f["dim"] <= cfg["low_d_max"]]
-    if name == "high-d":
-        return f[f["dim"] >= cfg["high_d_min"]]
-    return f
-
-
-def _rule_row(
-    cid: str,
-    variant: str,
-    statistic: str,
-    parts: Sequence[dict[str, Any]],
-    rule: Rule,
-    note: str = "",
-    missing_note: str = "",
-) -> dict[str, Any]:
-    return rule_row(cid, CLAIMS[cid], variant, statistic, parts, rule, note, missing_note)
 
 
 RULE_STAT = (
@@ -190,7 +168,8 @@ def claim_c2(b: PartBuilder) -> dict[str, Any]:
         )
         for x in cfg["exploration_metrics"]
     ]
-    return _rule_row(
+    return rule_row(
+        CLAIMS,
         "P1-C2",
         "",
         RULE_STAT + "; one part per metric, both must hold",
@@ -317,7 +296,8 @@ def claim_c4(b: PartBuilder, ts_group: str) -> dict[str, Any]:
         ),
         b.part("P1-C4", ts_group, f"low-d TS<random [{primary}]", primary, "low-d", lo_u, missing),
     ]
-    return _rule_row(
+    return rule_row(
+        CLAIMS,
         "P1-C4",
         ts_group,
         RULE_STAT + "; both parts must hold",
@@ -339,7 +319,8 @@ def claim_c5(b: PartBuilder) -> dict[str, Any]:
         b.part("P1-C5", "", f"low-d EI>UCB [{x}]", x, "low-d", lo_u, missing),
         b.part("P1-C5", "", f"high-d EI<UCB [{x}]", x, "high-d", hi_u, missing),
     ]
-    return _rule_row(
+    return rule_row(
+        CLAIMS,
         "P1-C5",
         "",
         RULE_STAT + "; both parts must hold",
@@ -394,7 +375,8 @@ def factor_claim(b: PartBuilder, cid: str, factors: Sequence[str], sign: int) ->
             if p["decision"] == MISSING and "never acted" in p["note"]:
                 p["decision"] = UNDECIDED
     direction = "increase" if sign > 0 else "decrease"
-    return _rule_row(
+    return rule_row(
+        CLAIMS,
         cid,
         "",
         RULE_STAT
@@ -441,7 +423,8 @@ def claim_c8(b: PartBuilder) -> dict[str, Any]:
         )
     )
     chance = float(shape["chance"].mean()) if len(shape) else np.nan
-    return _rule_row(
+    return rule_row(
+        CLAIMS,
         "P1-C8",
         "",
         "support = fraction of problems whose seed bootstrap (resampling seeds jointly across "

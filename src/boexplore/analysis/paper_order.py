@@ -79,12 +79,6 @@ def compare_pairs(order: PartialOrder, levels: PaperLevels) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["a", "b", "paper", "observed", "status"])
 
 
-def mean_ranks(cells: pd.DataFrame, value: str) -> pd.Series:
-    """Mean over problems of the within-problem rank (1 = most explorative)."""
-    r = cells.groupby("problem")[value].rank(ascending=False, method="average")
-    return r.groupby(cells["method"]).mean()
-
-
 def kendall_with_paper(
     cells: pd.DataFrame, value: str, levels: PaperLevels, n_boot: int = 1000, seed: int = 0
 ) -> tuple[float, float, float, int]:

@@ -15,28 +15,12 @@ from boexplore.cost.calibration import MODEL_FREE, JobCost, config_calibration
 from boexplore.cost.cpu import bo_iteration_seconds
 from boexplore.cost.requests import max_runtime_min, runtime_request_min, segments_needed
 from boexplore.workflow_config import (
-    bo_cell_cost,
+    bo_job_cost,
     is_excluded,
     method_bo_settings,
     problem_design,
     run_table,
 )
-
-
-def bo_job_cost(
-    config: Mapping[str, Any],
-    problem: str,
-    method: str,
-    n_seeds: int,
-    cal: Mapping[str, Any] | None = None,
-    start: int = 0,
-) -> JobCost:
-    """Cost of one ``bo_run`` job running ``n_seeds`` seeds of (problem, method).
-
-    ``start``: evaluations per seed the job continues from (a released trace it extends).
-    """
-    cpu, mem = bo_cell_cost(config, problem, method, n_seeds, cal, start)
-    return JobCost("bo_run", f"{problem}/{method}", cpu, mem)
 
 
 def timed_out_steps(config: Mapping[str, Any], cal: Mapping[str, Any] | None = None

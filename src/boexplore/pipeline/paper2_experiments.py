@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from dataclasses import fields, replace
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from boexplore.parametric.loop import BoundCheck, run_policy
@@ -199,9 +198,3 @@ def run_e4(cfg: Mapping[str, Any], problem_key: str, method: str, chunk_id: int)
         )
     tr.insert(1, "problem_key", problem_key)
     return tr
-
-
-def chosen_points(trace: pd.DataFrame) -> dict[int, np.ndarray]:
-    """Per seed, the chosen points (T, d) in acquisition order."""
-    xcols = sorted((c for c in trace.columns if c.startswith("x_")), key=lambda c: int(c[2:]))
-    return {int(s): g.sort_values("eval_index")[xcols].to_numpy() for s, g in trace.groupby("seed")}

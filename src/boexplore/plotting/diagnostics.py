@@ -75,11 +75,3 @@ def plot_diagnostics(
     handles = [plt.Rectangle((0, 0), 1, 1, color=c, alpha=0.4) for c in STATE_COLORS.values()]
     fig.legend(handles, list(STATE_COLORS), loc="outside upper center", ncol=3, fontsize=8)
     return save_figure(fig, png_path, inputs, config, extra=extra)
-
-
-def example_runs(
-    runs: pd.DataFrame, problems: Sequence[str], methods: Sequence[str], seed: int = 0
-) -> list[tuple[str, str, int]]:
-    """(problem, method, seed) of the examples present in ``runs`` (one per problem × method)."""
-    have = set(map(tuple, runs[["problem", "method", "seed"]].drop_duplicates().to_numpy()))
-    return [(p, m, seed) for p in problems for m in methods if (p, m, seed) in have]

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -283,8 +283,8 @@ def final_verdict(decision: str, needs: str, missing_note: str = "") -> str:
 
 
 def rule_row(
+    claims: Mapping[str, str],
     cid: str,
-    claim: str,
     variant: str,
     statistic: str,
     parts: Sequence[dict[str, Any]],
@@ -292,7 +292,7 @@ def rule_row(
     note: str = "",
     missing_note: str = "",
 ) -> dict[str, Any]:
-    """One claims-table row from its parts: combined decision, weakest support, needs, text."""
+    """One claims-table row from its parts (``claims``: the paper's sentences by claim id)."""
     decision = combine([p["decision"] for p in parts])
     present = [p for p in parts if p["decision"] != MISSING]
     weakest = min(present, key=lambda p: (p["support"], p["support_max"])) if present else None
@@ -311,7 +311,7 @@ def rule_row(
     return {
         "claim_id": cid,
         "variant": variant,
-        "claim": claim,
+        "claim": claims[cid],
         "statistic": statistic,
         "value": weakest["support"] if weakest else np.nan,
         "ci_low": weakest["support"] if weakest else np.nan,
