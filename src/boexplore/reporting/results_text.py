@@ -22,8 +22,6 @@ regenerating the text, fails CI.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import re
 import shutil
 import sys
@@ -33,6 +31,28 @@ from pathlib import Path
 import pandas as pd
 
 from boexplore.reporting.claim_scope import ClaimScope
+from boexplore.reporting.estimates_text import (
+    _kg_memory,
+    _measured,
+    _time,
+    estimate_guard_without_override,
+    estimate_kg_cheap,
+    estimate_method_hours,
+    estimate_other_methods,
+    estimate_text,
+    estimate_total,
+    plan_line,
+    timings_table,
+)
+from boexplore.reporting.text_format import MISSING, cell, has_value, interval, num, verdict_text
+from boexplore.reporting.tier_text import (
+    contrasts_summary,
+    contrasts_table,
+    stop_verdict_text,
+    tier_comparison,
+    tier_scope,
+    uses_table,
+)
 from boexplore.reporting.verify_text import verify_claims_text
 
 REPO = Path(__file__).resolve().parents[3]
@@ -57,33 +77,6 @@ SYNC_TABLES = (
     "runs_summary.csv",
     "bounds_summary.csv",
 )
-MISSING = "*(not generated yet: {what} is missing; see `python -m boexplore.reporting.results_text --help`)*"
-
-
-# --- number formatting -------------------------------------------------------------------------
-def num(x: float) -> str:
-    """Three significant digits, ``–`` for a missing value (the precision of every table)."""
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        return "–"
-    return "–" if math.isnan(x) else f"{x:.3g}"
-
-
-def interval(v: float, lo: float, hi: float) -> str:
-    """``0.72 [0.589, 0.815]``."""
-    return f"{num(v)} [{num(lo)}, {num(hi)}]"
-
-
-def verdict_text(verdict: str) -> str:
-    """Decisive verdicts in bold, the rest as written by the analysis."""
-    v = str(verdict)
-    return f"**{v}**" if v in ("reproduced", "not reproduced") else v
-
-
-def cell(text: str) -> str:
-    """A Markdown table cell: one line, pipes escaped."""
-    return " ".join(str(text).split()).replace("|", "\\|")
 
 
 # --- paper 1 -------------------------------------------------------------------------------------
@@ -120,10 +113,6 @@ def paper1_evidence(row: pd.Series) -> str:
     return "; ".join(out) if out else cell(note)
 
 
-def _present(row: pd.Series, key: str) -> bool:
-    return key in row.index and not pd.isna(row[key]) and str(row[key]) != ""
-
-
 def paper1_robustness(row: pd.Series, scope: ClaimScope | None = None) -> str:
     """Where a verdict was decided and what it depends on besides our settings: budget,
     seeds, one problem, rank test."""
@@ -131,15 +120,15 @@ def paper1_robustness(row: pd.Series, scope: ClaimScope | None = None) -> str:
     if scope is not None:
         out += [scope.decided_at(row["claim_id"], row.get("variant"))]
         out += [scope.last_move(row["claim_id"], row.get("variant"))]
-    if _present(row, "holds_from"):
+    if has_value(row, "holds_from"):
         out.append(f"holds from {100 * float(row['holds_from']):.0f} % of the budget")
-    elif _present(row, "budget_trend"):
+    elif has_value(row, "budget_trend"):
         out.append(f"over the budget: {row['budget_trend']}")
-    if _present(row, "stability"):
+    if has_value(row, "stability"):
         out.append(f"seed-bootstrap stability {float(row['stability']):.2f}")
-    if _present(row, "decision_nonparam"):
+    if has_value(row, "decision_nonparam"):
         out.append(f"rank test: {str(row['decision_nonparam']).replace('_', ' ')}")
-    if _present(row, "lopo"):
+    if has_value(row, "lopo"):
         out.append(f"one problem left out: {row['lopo']}")
     return "; ".join(o for o in out if o)
 
@@ -152,11 +141,11 @@ def choice_of_row(row: pd.Series, sens: pd.DataFrame | None) -> str:
     """
     from boexplore.analysis.sensitivity import setting_phrase
 
-    if sens is not None and _present(row, "variant"):
+    if sens is not None and has_value(row, "variant"):
         hit = sens[(sens["claim_id"] == row["claim_id"]) & (sens["value"] == row["variant"])]
         if len(hit):
             return setting_phrase(str(hit["dimension"].iloc[0]), [str(hit["setting"].iloc[0])])
-    return str(row["default_setting"]) if _present(row, "default_setting") else ""
+    return str(row["default_setting"]) if has_value(row, "default_setting") else ""
 
 
 def paper1_table(csv: Path) -> str:
@@ -183,7 +172,7 @@ def paper1_table(csv: Path) -> str:
         line = f"| {row.claim_id}{variant}: {cell(row.claim)} | {cell(verdict)} | "
         line += f"{cell(paper1_evidence(row))} |"
         if robust:
-            settings = str(row["settings_range"]) if _present(row, "settings_range") else ""
+            settings = str(row["settings_range"]) if has_value(row, "settings_range") else ""
             line += f" {cell(settings)} | {cell(paper1_robustness(row, scope))} |"
         lines.append(line)
     return "\n".join(lines)
@@ -223,189 +212,6 @@ def paper2_table(csv: Path) -> str:
     return "\n".join(lines)
 
 
-# --- timings --------------------------------------------------------------------------------------
-TIMINGS = Path("data/timings")
-
-
-def load_timing(repo: Path, name: str) -> dict | None:
-    """A measurement written by ``boexplore.bench.wall`` (None if it was never taken)."""
-    path = repo / TIMINGS / f"{name}.json"
-    return json.loads(path.read_text()) if path.exists() else None
-
-
-def duration(seconds: float) -> str:
-    """Minutes (``33 min``, ``4 min 50 s`` below 10 min) — the precision a reader plans with."""
-    s = int(round(seconds))
-    if s < 60:
-        return f"{s} s"
-    if s < 600:
-        return f"{s // 60} min {s % 60:02d} s"
-    m = int(round(s / 60))
-    return f"{m} min" if m < 60 else f"{m // 60} h {m % 60:02d} min"
-
-
-def time_phrase(repo: Path, name: str) -> str:
-    """``33 min on 2 cores`` from the measurement ``name``."""
-    t = load_timing(repo, name)
-    if t is None:
-        return f"(not measured yet: python -m boexplore.bench.wall --name {name} ...)"
-    idle = "idle " if t["load_before"] < 1.0 else ""
-    loaded = "" if idle else f" (load {t['load_before']:.1f})"
-    return f"{duration(t['wall_s'])} on {t['cores']} {idle}cores{loaded}"
-
-
-def plan_now_s(repo: Path, rec: dict) -> float | None:
-    """The wall time today's plan line predicts for a recorded fresh workflow run."""
-    from boexplore.bench.wall import configfile_of
-    from boexplore.pipeline.progress import predicted_costs, predicted_wall_s
-    from boexplore.workflow_config import load_config
-
-    if not rec.get("n_jobs") or not rec["command"].startswith("snakemake"):
-        return None
-    costs = list(predicted_costs(load_config(repo / configfile_of(rec["command"]))).values())
-    return predicted_wall_s(costs, rec["cores"], rec["n_jobs"] - len(costs))
-
-
-def timings_table(repo: Path) -> str:
-    """Every measurement: command, wall, CPU, the plan line then and now, where and when."""
-    paths = sorted((repo / TIMINGS).glob("*.json"))
-    if not paths:
-        return MISSING.format(what="data/timings/")
-    lines = [
-        "| measurement | command | wall | CPU | plan line at the time | plan line now | machine |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for path in paths:
-        t = json.loads(path.read_text())
-        then = (t.get("plan") or {}).get("predicted_wall_s")
-        now = plan_now_s(repo, t)
-        cpu = f"{t['cpu_s'] / 60:.1f} CPU-min" if t.get("cpu_s") else "–"
-        machine = f"{t['cores']} cores, load {t['load_before']:.1f} at start, {t['date'][:10]}"
-        lines.append(
-            f"| {path.stem} | `{cell(t['command'])}` | {duration(t['wall_s'])} | {cpu} | "
-            f"{_vs(then, t['wall_s'])} | {_vs(now, t['wall_s'])} | {machine} |"
-        )
-    notes = [
-        f"- **{p.stem}**: {cell(json.loads(p.read_text())['source'])}"
-        for p in paths
-        if json.loads(p.read_text()).get("source")
-    ]
-    return "\n".join(lines + ([""] + notes if notes else []))
-
-
-def _vs(predicted: float | None, measured: float) -> str:
-    return f"{duration(predicted)} ({predicted / measured:.2f}×)" if predicted else "–"
-
-
-# --- cost-model estimates -------------------------------------------------------------------------
-def estimate_text(repo: Path, configfile: str) -> str:
-    """What ``boexplore estimate --configfile F`` prints (the cost model's per-stage table)."""
-    from boexplore.pipeline import cost
-    from boexplore.workflow_config import load_config
-
-    config = load_config(repo / configfile)
-    cal = cost.config_calibration(config)
-    jobs = cost.workflow_job_costs(config, cal)
-    timed_out = cost.format_timed_out(cost.timed_out_steps(config, cal))
-    return "\n".join(
-        [
-            "```text",
-            f"$ boexplore estimate --configfile {configfile}",
-            f"config {configfile} (run {config['run_name']}): {len(jobs)} compute jobs",
-            cost.format_summary(cost.summarize(jobs, config), config),
-            *([timed_out] if timed_out else []),
-            "```",
-        ]
-    )
-
-
-def estimate_total(repo: Path, configfile: str) -> str:
-    """``10,302 CPU-hours``: the cost model's total for a config."""
-    from boexplore.pipeline import cost
-    from boexplore.workflow_config import load_config
-
-    config = load_config(repo / configfile)
-    total = sum(j.cpu_s for j in cost.workflow_job_costs(config, cost.config_calibration(config)))
-    return f"{total / 3600:,.0f} CPU-hours" if total >= 360_000 else f"{total / 3600:.2f} CPU-hours"
-
-
-def _bo_hours_by_method(repo: Path, configfile: str) -> dict[str, float]:
-    """The cost model's CPU-hours of each method's BO jobs in a config."""
-    from boexplore.pipeline import cost
-    from boexplore.workflow_config import load_config
-
-    config = load_config(repo / configfile)
-    hours: dict[str, float] = {}
-    for j in cost.workflow_job_costs(config, cost.config_calibration(config)):
-        if j.rule == "bo_run":
-            method = j.key.split("/")[1]
-            hours[method] = hours.get(method, 0.0) + j.cpu_s / 3600.0
-    return hours
-
-
-def estimate_other_methods(repo: Path, configfile: str, leading: str, named: int = 2) -> str:
-    """``JES ≈ 430, PES ≈ 310, every other method < 100 CPU-hours``: the BO CPU-hours of the
-    next ``named`` methods after ``leading`` and a bound on the rest (rounded up)."""
-    hours = _bo_hours_by_method(repo, configfile)
-    ranked = sorted((m for m in hours if m != leading), key=hours.get, reverse=True)
-    top = ", ".join(f"{m.upper()} ≈ {hours[m]:,.0f}" for m in ranked[:named])
-    rest = max((hours[m] for m in ranked[named:]), default=0.0)
-    bound = 10 ** math.ceil(math.log10(rest)) if rest > 0 else 1
-    return f"{top}, every other method < {bound:,} CPU-hours"
-
-
-def estimate_guard_without_override(repo: Path, configfile: str, method: str) -> str:
-    """What the global ``bo.acq_timeout`` would do to ``method`` without its own limit."""
-    import copy
-
-    from boexplore.pipeline import cost
-    from boexplore.workflow_config import load_config
-
-    config = copy.deepcopy(load_config(repo / configfile))
-    (config["bo"].get("by_method") or {}).get(method, {}).pop("acq_timeout", None)
-    rows = [r for r in cost.timed_out_steps(config) if r["method"] == method]
-    if not rows:
-        return f"the global limit would replace none of {method}'s steps"
-    r = rows[0]
-    return (f"at the global {r['timeout_s']:,.0f} s the guard would replace "
-            f"{r['steps_over'] / r['steps']:.0%} of {method}'s steps with random points (from "
-            f"n = {r['first_n']} on {r['first_problem']})")  # fmt: skip
-
-
-def estimate_method_hours(repo: Path, configfile: str, method: str) -> str:
-    """``7,900 CPU-hours``: the cost model's CPU-hours of one method's BO jobs."""
-    return f"{_bo_hours_by_method(repo, configfile).get(method, 0.0):,.0f} CPU-hours"
-
-
-def estimate_kg_cheap(repo: Path, configfile: str) -> str:
-    """The config's total with qKG at 32 fantasies and half the optimiser effort."""
-    import copy
-
-    from boexplore.pipeline import cost
-    from boexplore.workflow_config import load_config
-
-    config = copy.deepcopy(load_config(repo / configfile))
-    config["methods"]["kg"] = "kg(fantasies=32)"
-    bo = config.setdefault("bo", {})
-    by_method = bo.setdefault("by_method", {})
-    by_method["kg"] = {**by_method.get("kg", {}), "num_restarts": 5, "raw_samples": 512}
-    total = sum(j.cpu_s for j in cost.workflow_job_costs(config, cost.config_calibration(config)))
-    return f"{total / 3600:,.0f} CPU-hours"
-
-
-def plan_line(repo: Path, name: str, configfile: str) -> str:
-    """The plan line a fresh run of ``configfile`` prints (jobs counted from the measurement)."""
-    from boexplore.pipeline.progress import format_plan_line, make_plan, predicted_costs
-    from boexplore.workflow_config import load_config
-
-    config = load_config(repo / configfile)
-    costs = predicted_costs(config)
-    rec = load_timing(repo, name) or {}
-    n_other = max(int(rec.get("n_jobs") or len(costs)) - len(costs), 0)
-    plan = make_plan(costs, [], int(rec.get("cores") or 2), config["run_name"], None, 0.0, n_other)
-    return "```text\n" + format_plan_line(plan) + "\n```"
-
-
 # --- registry -------------------------------------------------------------------------------------
 def _claims(tier: str, paper: int) -> Callable[[Path], str]:
     def render(repo: Path) -> str:
@@ -425,199 +231,6 @@ def _table_file(tier: str, name: str) -> Callable[[Path], str]:
         if not path.exists():
             return MISSING.format(what=f"`data/{tier}/tables/{name}`")
         return path.read_text().strip()
-
-    return render
-
-
-def tier_scope(repo: Path, tier: str) -> str:
-    """``12 problems, d = 2–100, 8 seeds, 1,020 BO runs`` from a tier's committed runs summary."""
-    path = repo / "data" / tier / "tables" / "runs_summary.csv"
-    if not path.exists():
-        return MISSING.format(what=f"`data/{tier}/tables/runs_summary.csv`")
-    runs = pd.read_csv(path, usecols=["problem", "method", "seed", "dim"])
-    return (
-        f"{runs['problem'].nunique()} problems, d = {runs['dim'].min()}–{runs['dim'].max()}, "
-        f"{runs['seed'].nunique()} seeds, {runs['method'].nunique()} methods, "
-        f"{len(runs):,} BO runs"
-    )
-
-
-def contrasts_table(repo: Path, tier: str, name: str = "contrasts.csv") -> str:
-    """Seed-paired contrasts along the budget (``boexplore.analysis.contrasts``) as one row per
-    contrast and problem, one column per evaluation count: mean [95 % CI] (positive seeds).
-
-    When the problems' budgets differ (fractions of the budget, ``--at 0.25 ... 1.0``), the
-    columns are the shares of the budget and each cell names its evaluation count."""
-    path = repo / "data" / tier / "tables" / name
-    if not path.exists():
-        return MISSING.format(what=f"`data/{tier}/tables/{name}`")
-    t = pd.read_csv(path)
-    by_share = t["budget"].nunique() > 1
-    t["column"] = (
-        (100 * t["evaluations"] / t["budget"]).round().astype(int)
-        if by_share
-        else (t["evaluations"])
-    )
-    columns = sorted(t["column"].unique())
-    label = (lambda c: f"{c} % of budget") if by_share else (lambda c: f"n = {c}")
-    head = "| contrast | problem (d) | " + " | ".join(label(c) for c in columns) + " |"
-    lines = [head, "|" + "---|" * (len(columns) + 2)]
-    for (contrast, dim, problem), g in t.groupby(["contrast", "dim", "problem"], sort=True):
-        by_col = g.set_index("column")
-        cells = []
-        for c in columns:
-            if c not in by_col.index:
-                cells.append("")
-                continue
-            r = by_col.loc[c]
-            text = (
-                f"{r['mean_diff']:+.4f} [{r['ci_low']:+.4f}, {r['ci_high']:+.4f}] "
-                f"({int(r['n_positive'])}/{int(r['seeds'])})"
-            )
-            cells.append(f"n = {int(r['evaluations'])}: {text}" if by_share else text)
-        lines.append(f"| {contrast} | {problem} ({dim}) | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def contrasts_summary(
-    repo: Path,
-    tier: str,
-    name: str = "contrasts.csv",
-    reference_share: float | None = None,
-    reference: str = "the smallest budget",
-) -> str:
-    """One line per contrast of a contrasts table: at each problem's largest evaluation count,
-    on how many problems the 95 % interval lies above / below zero, and on how many the
-    difference has moved away from zero (same sign, larger size) since the reference count:
-    the smallest, or the one at ``reference_share`` of the budget (a shorter tier's budget)."""
-    path = repo / "data" / tier / "tables" / name
-    if not path.exists():
-        return MISSING.format(what=f"`data/{tier}/tables/{name}`")
-    t = pd.read_csv(path)
-    lines = []
-    for contrast, g in t.groupby("contrast", sort=True):
-        above = below = grew = 0
-        problems = 0
-        for _, p in g.groupby("problem"):
-            p = p.sort_values("evaluations").reset_index(drop=True)
-            i_ref = 0
-            if reference_share is not None:
-                i_ref = int((p["evaluations"] / p["budget"] - reference_share).abs().idxmin())
-            first, last = p.iloc[i_ref], p.iloc[-1]
-            problems += 1
-            above += last["ci_low"] > 0
-            below += last["ci_high"] < 0
-            same_sign = math.copysign(1, first["mean_diff"]) == math.copysign(1, last["mean_diff"])
-            grew += (
-                i_ref < len(p) - 1
-                and same_sign
-                and abs(last["mean_diff"]) > abs(first["mean_diff"])
-            )
-        lines.append(
-            f"- {contrast}: at the largest budget above zero on {above} of {problems} problems, "
-            f"below zero on {below}; further from zero than at {reference} on {grew}."
-        )
-    return "\n".join(lines)
-
-
-def _verdict_cell(row: pd.Series) -> str:
-    """``**not reproduced** (0.88)``: a tier's verdict of one claim with its statistic."""
-    return f"{verdict_text(row['verdict'])} ({num(row['value'])})"
-
-
-def tier_comparison(repo: Path, before: str, after: str) -> str:
-    """The paper-1 claims of ``after`` (a longer budget) beside ``before``: verdict (statistic)
-    in each, and how the ``after`` verdict depends on the budget. Claims ``after`` has no data
-    for (its methods do not include them) are left out."""
-    frames = {}
-    for tier in (before, after):
-        path = repo / "data" / tier / "tables" / "claims_paper1.csv"
-        if not path.exists():
-            return MISSING.format(what=f"`data/{tier}/tables/claims_paper1.csv`")
-        t = pd.read_csv(path, dtype={"variant": str}).fillna({"variant": ""})
-        frames[tier] = t.set_index(["claim_id", "variant"])
-    a, b = frames[before], frames[after]
-    scope = ClaimScope.of_tier(repo / "data" / after / "tables")
-    lines = [
-        f"| claim | {before} | {after} | {after}: where tested, over the budget |",
-        "|---|---|---|---|",
-    ]
-    for key in b.index:
-        row = b.loc[key]
-        if str(row["verdict"]).startswith("missing data"):
-            continue  # the longer tier does not run what this claim needs (e.g. batches)
-        claim = f"{key[0]} (`{key[1]}`)" if key[1] else key[0]
-        was = _verdict_cell(a.loc[key]) if key in a.index else "not decided"
-        trend = ""
-        if _present(row, "holds_from"):
-            trend = f"holds from {100 * float(row['holds_from']):.0f} % of the budget"
-        elif _present(row, "budget_trend"):
-            trend = str(row["budget_trend"])
-        if scope is not None:
-            where = [scope.decided_at(*key), scope.last_move(*key), trend]
-            trend = "; ".join(w for w in where if w)
-        lines.append(f"| {claim} | {cell(was)} | {cell(_verdict_cell(row))} | {cell(trend)} |")
-    return "\n".join(lines)
-
-
-def uses_table(repo: Path, tier: str) -> str:
-    """The paper-1 uses (rows P1-U*) of a tier: verdict and the note that decided it."""
-    path = repo / "data" / tier / "tables" / "claims_paper1.csv"
-    if not path.exists():
-        return MISSING.format(what=f"`data/{tier}/tables/claims_paper1.csv`")
-    df = pd.read_csv(path, dtype={"variant": str}).fillna({"variant": "", "note": ""})
-    lines = ["| row | verdict | parts and controls (the row's note) |", "|---|---|---|"]
-    for _, row in df[df["claim_id"].str.startswith("P1-U")].iterrows():
-        claim = str(row["claim"]).split(":", 1)[0]
-        variant = f" (`{row['variant']}`)" if row["variant"] else ""
-        lines.append(
-            f"| {row['claim_id']}{variant} {cell(claim.lower())} | "
-            f"{cell(verdict_text(row['verdict']))} | {cell(row['note'])} |"
-        )
-    return "\n".join(lines)
-
-
-def stop_verdict_text(repo: Path, tier: str) -> str:
-    """P1-U2 (the OTSD stop rule) of a tier: its parts, where it loses by d, and the line
-    ``boexplore diagnose`` prints when it offers a stop (the same code builds both)."""
-    from boexplore.diagnostics.verdict import FILES, load_stop_verdict
-
-    tables = repo / "data" / tier / "tables"
-    missing = [f for f in FILES if not (tables / f).exists()]
-    if missing:
-        return MISSING.format(what=", ".join(f"`data/{tier}/tables/{f}`" for f in missing))
-    v = load_stop_verdict(tables, tier=tier)
-    losses = v.mean_losses()
-    lines = [
-        f"**{v.claim_id}, {tier} tier: {v.verdict}** (decide half, {v.scale()}). "
-        f"Claim: “{v.claimed()}”.",
-        "",
-        v.parts_table(),
-        "",
-    ]
-    if losses:
-        lines += [
-            f"Mean loss in normalised regret at the stop: rule {num(losses['rule'])}, random "
-            f"stop at the same times {num(losses['random'])}, incumbent-only rule "
-            f"{num(losses['incumbent'])}.",
-            "",
-        ]
-    lines += ["What `boexplore diagnose` prints under its stop point:", "", f"> {v.advice_line()}"]
-    return "\n".join(lines)
-
-
-def _time(name: str) -> Callable[[Path], str]:
-    return lambda repo: time_phrase(repo, name)
-
-
-def _measured(name: str, text: str) -> Callable[[Path], str]:
-    """``text (measured 12 min on 2 idle cores)`` when ``name`` was measured, else ``text``
-    alone: a sentence whose time is not measured drops the clause, never shows a placeholder."""
-
-    def render(repo: Path) -> str:
-        if load_timing(repo, name) is None:
-            return text
-        return f"{text} (measured {time_phrase(repo, name)})"
 
     return render
 
@@ -662,12 +275,6 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
         repo, "config/paper.yaml", "kg"
     ),
 }
-
-
-def _kg_memory(repo: Path) -> str:
-    from boexplore.bench.kg_memory import memory_phrase
-
-    return memory_phrase(repo / "docs" / "kg-memory.csv", repo / "config" / "paper.yaml")
 
 
 def render(name: str, repo: Path) -> str:

@@ -1,0 +1,214 @@
+"""Generated text on time and cost: measured timings, plan lines and cost-model estimates."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+from boexplore.reporting.text_format import MISSING, cell
+
+# --- timings --------------------------------------------------------------------------------------
+TIMINGS = Path("data/timings")
+
+
+def load_timing(repo: Path, name: str) -> dict | None:
+    """A measurement written by ``boexplore.bench.wall`` (None if it was never taken)."""
+    path = repo / TIMINGS / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def duration(seconds: float) -> str:
+    """Minutes (``33 min``, ``4 min 50 s`` below 10 min) — the precision a reader plans with."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 600:
+        return f"{s // 60} min {s % 60:02d} s"
+    m = int(round(s / 60))
+    return f"{m} min" if m < 60 else f"{m // 60} h {m % 60:02d} min"
+
+
+def time_phrase(repo: Path, name: str) -> str:
+    """``33 min on 2 cores`` from the measurement ``name``."""
+    t = load_timing(repo, name)
+    if t is None:
+        return f"(not measured yet: python -m boexplore.bench.wall --name {name} ...)"
+    idle = "idle " if t["load_before"] < 1.0 else ""
+    loaded = "" if idle else f" (load {t['load_before']:.1f})"
+    return f"{duration(t['wall_s'])} on {t['cores']} {idle}cores{loaded}"
+
+
+def plan_now_s(repo: Path, rec: dict) -> float | None:
+    """The wall time today's plan line predicts for a recorded fresh workflow run."""
+    from boexplore.bench.wall import configfile_of
+    from boexplore.pipeline.progress import predicted_costs, predicted_wall_s
+    from boexplore.workflow_config import load_config
+
+    if not rec.get("n_jobs") or not rec["command"].startswith("snakemake"):
+        return None
+    costs = list(predicted_costs(load_config(repo / configfile_of(rec["command"]))).values())
+    return predicted_wall_s(costs, rec["cores"], rec["n_jobs"] - len(costs))
+
+
+def timings_table(repo: Path) -> str:
+    """Every measurement: command, wall, CPU, the plan line then and now, where and when."""
+    paths = sorted((repo / TIMINGS).glob("*.json"))
+    if not paths:
+        return MISSING.format(what="data/timings/")
+    lines = [
+        "| measurement | command | wall | CPU | plan line at the time | plan line now | machine |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for path in paths:
+        t = json.loads(path.read_text())
+        then = (t.get("plan") or {}).get("predicted_wall_s")
+        now = plan_now_s(repo, t)
+        cpu = f"{t['cpu_s'] / 60:.1f} CPU-min" if t.get("cpu_s") else "–"
+        machine = f"{t['cores']} cores, load {t['load_before']:.1f} at start, {t['date'][:10]}"
+        lines.append(
+            f"| {path.stem} | `{cell(t['command'])}` | {duration(t['wall_s'])} | {cpu} | "
+            f"{_vs(then, t['wall_s'])} | {_vs(now, t['wall_s'])} | {machine} |"
+        )
+    notes = [
+        f"- **{p.stem}**: {cell(json.loads(p.read_text())['source'])}"
+        for p in paths
+        if json.loads(p.read_text()).get("source")
+    ]
+    return "\n".join(lines + ([""] + notes if notes else []))
+
+
+def _vs(predicted: float | None, measured: float) -> str:
+    return f"{duration(predicted)} ({predicted / measured:.2f}×)" if predicted else "–"
+
+
+# --- cost-model estimates -------------------------------------------------------------------------
+def estimate_text(repo: Path, configfile: str) -> str:
+    """What ``boexplore estimate --configfile F`` prints (the cost model's per-stage table)."""
+    from boexplore.pipeline import cost
+    from boexplore.workflow_config import load_config
+
+    config = load_config(repo / configfile)
+    cal = cost.config_calibration(config)
+    jobs = cost.workflow_job_costs(config, cal)
+    timed_out = cost.format_timed_out(cost.timed_out_steps(config, cal))
+    return "\n".join(
+        [
+            "```text",
+            f"$ boexplore estimate --configfile {configfile}",
+            f"config {configfile} (run {config['run_name']}): {len(jobs)} compute jobs",
+            cost.format_summary(cost.summarize(jobs, config), config),
+            *([timed_out] if timed_out else []),
+            "```",
+        ]
+    )
+
+
+def estimate_total(repo: Path, configfile: str) -> str:
+    """``10,302 CPU-hours``: the cost model's total for a config."""
+    from boexplore.pipeline import cost
+    from boexplore.workflow_config import load_config
+
+    config = load_config(repo / configfile)
+    total = sum(j.cpu_s for j in cost.workflow_job_costs(config, cost.config_calibration(config)))
+    return f"{total / 3600:,.0f} CPU-hours" if total >= 360_000 else f"{total / 3600:.2f} CPU-hours"
+
+
+def _bo_hours_by_method(repo: Path, configfile: str) -> dict[str, float]:
+    """The cost model's CPU-hours of each method's BO jobs in a config."""
+    from boexplore.pipeline import cost
+    from boexplore.workflow_config import load_config
+
+    config = load_config(repo / configfile)
+    hours: dict[str, float] = {}
+    for j in cost.workflow_job_costs(config, cost.config_calibration(config)):
+        if j.rule == "bo_run":
+            method = j.key.split("/")[1]
+            hours[method] = hours.get(method, 0.0) + j.cpu_s / 3600.0
+    return hours
+
+
+def estimate_other_methods(repo: Path, configfile: str, leading: str, named: int = 2) -> str:
+    """``JES ≈ 430, PES ≈ 310, every other method < 100 CPU-hours``: the BO CPU-hours of the
+    next ``named`` methods after ``leading`` and a bound on the rest (rounded up)."""
+    hours = _bo_hours_by_method(repo, configfile)
+    ranked = sorted((m for m in hours if m != leading), key=hours.get, reverse=True)
+    top = ", ".join(f"{m.upper()} ≈ {hours[m]:,.0f}" for m in ranked[:named])
+    rest = max((hours[m] for m in ranked[named:]), default=0.0)
+    bound = 10 ** math.ceil(math.log10(rest)) if rest > 0 else 1
+    return f"{top}, every other method < {bound:,} CPU-hours"
+
+
+def estimate_guard_without_override(repo: Path, configfile: str, method: str) -> str:
+    """What the global ``bo.acq_timeout`` would do to ``method`` without its own limit."""
+    import copy
+
+    from boexplore.pipeline import cost
+    from boexplore.workflow_config import load_config
+
+    config = copy.deepcopy(load_config(repo / configfile))
+    (config["bo"].get("by_method") or {}).get(method, {}).pop("acq_timeout", None)
+    rows = [r for r in cost.timed_out_steps(config) if r["method"] == method]
+    if not rows:
+        return f"the global limit would replace none of {method}'s steps"
+    r = rows[0]
+    return (f"at the global {r['timeout_s']:,.0f} s the guard would replace "
+            f"{r['steps_over'] / r['steps']:.0%} of {method}'s steps with random points (from "
+            f"n = {r['first_n']} on {r['first_problem']})")  # fmt: skip
+
+
+def estimate_method_hours(repo: Path, configfile: str, method: str) -> str:
+    """``7,900 CPU-hours``: the cost model's CPU-hours of one method's BO jobs."""
+    return f"{_bo_hours_by_method(repo, configfile).get(method, 0.0):,.0f} CPU-hours"
+
+
+def estimate_kg_cheap(repo: Path, configfile: str) -> str:
+    """The config's total with qKG at 32 fantasies and half the optimiser effort."""
+    import copy
+
+    from boexplore.pipeline import cost
+    from boexplore.workflow_config import load_config
+
+    config = copy.deepcopy(load_config(repo / configfile))
+    config["methods"]["kg"] = "kg(fantasies=32)"
+    bo = config.setdefault("bo", {})
+    by_method = bo.setdefault("by_method", {})
+    by_method["kg"] = {**by_method.get("kg", {}), "num_restarts": 5, "raw_samples": 512}
+    total = sum(j.cpu_s for j in cost.workflow_job_costs(config, cost.config_calibration(config)))
+    return f"{total / 3600:,.0f} CPU-hours"
+
+
+def plan_line(repo: Path, name: str, configfile: str) -> str:
+    """The plan line a fresh run of ``configfile`` prints (jobs counted from the measurement)."""
+    from boexplore.pipeline.progress import format_plan_line, make_plan, predicted_costs
+    from boexplore.workflow_config import load_config
+
+    config = load_config(repo / configfile)
+    costs = predicted_costs(config)
+    rec = load_timing(repo, name) or {}
+    n_other = max(int(rec.get("n_jobs") or len(costs)) - len(costs), 0)
+    plan = make_plan(costs, [], int(rec.get("cores") or 2), config["run_name"], None, 0.0, n_other)
+    return "```text\n" + format_plan_line(plan) + "\n```"
+
+
+def _time(name: str) -> Callable[[Path], str]:
+    return lambda repo: time_phrase(repo, name)
+
+
+def _measured(name: str, text: str) -> Callable[[Path], str]:
+    """``text (measured 12 min on 2 idle cores)`` when ``name`` was measured, else ``text``
+    alone: a sentence whose time is not measured drops the clause, never shows a placeholder."""
+
+    def render(repo: Path) -> str:
+        if load_timing(repo, name) is None:
+            return text
+        return f"{text} (measured {time_phrase(repo, name)})"
+
+    return render
+
+
+def _kg_memory(repo: Path) -> str:
+    from boexplore.bench.kg_memory import memory_phrase
+
+    return memory_phrase(repo / "docs" / "kg-memory.csv", repo / "config" / "paper.yaml")
