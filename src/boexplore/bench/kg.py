@@ -83,6 +83,7 @@ states; ``--report`` merges the two and refuses shards that disagree on a state)
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import time
 import warnings
@@ -609,7 +610,7 @@ def render_markdown(
         lines += ["", f"Verdict: {verdict}."]
     fit = cost_fit(rows) if (rows["column"] == "current").sum() >= 3 else None
     if fit is not None and np.isfinite(fit["fantasy_fixed"]) and rows["dim"].nunique() >= 3:
-        lines += ["", "## Cost-model fit (`pipeline/cost_calibration.json`, kg)", "",
+        lines += ["", "## Cost-model fit (`cost/calibration.json`, kg)", "",
                   f"acq = {fit['a']:.3g} · (n/100)^{fit['b']:.2f} · (1 + d/10)^{fit['c']:.2f} "
                   "CPU s at the reference effort (10 restarts, 512 raw samples, 64 fantasies); "
                   f"share of a step that does not scale with fantasies: {fit['fantasy_fixed']:.2f}."]  # fmt: skip
@@ -672,9 +673,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.device == "cuda":
         if args.sequential or args.warm or args.control:
             parser.error("--device cuda runs Sobol states with its own control column")
-        from boexplore.bench.kg_device import run_cli
-
-        return run_cli(args)
+        # handed over by name, as the top CLI hands over to each package's cli: the device
+        # study is built on this one (kg_device imports kg, never the reverse)
+        return importlib.import_module("boexplore.bench.kg_device").run_cli(args)
     args.sizes = args.sizes or list(DEFAULT_SIZES)
     args.out = args.out or Path("docs/kg-speed.md")
     args.title = args.title or "qKG step: CPU and knowledge gradient reached"

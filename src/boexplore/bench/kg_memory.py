@@ -295,7 +295,7 @@ def render_markdown(rows: pd.DataFrame, config_path: Path = Path("config/paper.y
         "probe evaluation. CPU seconds by `time.process_time`, peak by `ru_maxrss`; model: "
         "`boexplore.bo.acquisition.kg_memory`.", "",
         "## One qKG step", "",
-        "Cost model: the prediction of `pipeline/cost_calibration.json` for the same step "
+        "Cost model: the prediction of `cost/calibration.json` for the same step "
         "(`--calibrate` refits its qKG terms on these steps and the pilot's).", "",
         "Memory model: fitted on every row; *left out*: refitted without that step's cell "
         "(all its repeats), the out-of-sample error the SLURM request's 1.5× margin must hold.",
