@@ -239,5 +239,10 @@ def test_an_unmeasured_time_drops_its_clause(tmp_path: Path) -> None:
     assert render(tmp_path) == "without BO"  # nothing measured: the clause alone, no placeholder
     timings = tmp_path / "data" / "timings"
     timings.mkdir(parents=True)
-    (timings / "replicate.json").write_text('{"wall_s": 754, "cores": 2, "load_before": 0.1}')
-    assert render(tmp_path) == "without BO (measured 13 min on 2 idle cores)"  # control
+    (timings / "replicate.json").write_text(
+        '{"wall_s": 754, "cores": 2, "load_before": 0.1, "command": "snakemake",'
+        ' "cpu": {"vendor": "AMD", "family": 25, "model_number": 1, "model": "AMD EPYC"}}'
+    )
+    assert render(tmp_path) == (  # control
+        "without BO (measured 13 min on 2 idle cores of an AMD EPYC (family 25 model 1))"
+    )

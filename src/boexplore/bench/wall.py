@@ -7,11 +7,14 @@ the test suite takes) is rendered from ``data/timings/<name>.json``, which this 
     python -m boexplore.bench.wall --name smoke -- snakemake --cores 2 --configfile config/smoke.yaml
     python -m boexplore.bench.wall --name tests -- pytest -q
     python -m boexplore.bench.wall --fit data/timings/default.json data/timings/smoke.json
+    python -m boexplore.bench.wall --cpu-table
 
 It runs the command, measures wall time (monotonic clock) and the CPU time of every process
-the command waited for (``RUSAGE_CHILDREN``), and for a workflow reads the plan line's
-prediction from the run's progress ledger (``results/<run>/logs/progress.jsonl``), so the
-record says how far the cost model's wall-time estimate was from the measurement. The
+the command waited for (``RUSAGE_CHILDREN``), records the CPU it ran on (vendor, family,
+model, AVX-512), and for a workflow reads the plan line's prediction from the run's progress
+ledger (``results/<run>/logs/progress.jsonl``), so the record says how far the cost model's
+wall-time estimate was from the measurement. ``--cpu-table`` writes the plan line's per-CPU
+speed factors (``cost/cpu_speed.json``) from the idle default-workflow records. The
 machine's load at the start is recorded too: a measurement on a busy machine is slower than
 what a user sees. Then ``python -m boexplore.reporting.results_text`` puts the numbers in the
 text. For a fair workflow measurement start from nothing (a fresh clone, or ``rm -rf
@@ -32,6 +35,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from boexplore.cost.cpu_speed import TABLE, Cpu, SpeedRow, this_cpu, write_table
 
 TIMINGS = Path("data/timings")
 
@@ -99,6 +104,7 @@ def measure(command: Sequence[str], name: str) -> dict[str, Any]:
         "load_before": round(load, 2),
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "commit": git_commit(),
+        "cpu": this_cpu().to_dict(),
     }
     run = run_name(command)
     if run:
@@ -116,6 +122,46 @@ def configfile_of(command: str) -> str:
         if arg == "--configfile" and i + 1 < len(parts):
             return parts[i + 1]
     return "config/config.yaml"
+
+
+def predicted_now_s(rec: dict[str, Any], repo: Path = Path(".")) -> float | None:
+    """The wall time today's plan line (without a CPU factor) predicts for a recorded fresh
+    workflow run (None for a command that is not a workflow or a record without ``n_jobs``)."""
+    from boexplore.pipeline.progress import predicted_costs, predicted_wall_s
+    from boexplore.workflow_config import load_config
+
+    if not rec.get("n_jobs") or not str(rec["command"]).startswith("snakemake"):
+        return None
+    costs = list(predicted_costs(load_config(repo / configfile_of(rec["command"]))).values())
+    return predicted_wall_s(costs, rec["cores"], rec["n_jobs"] - len(costs))
+
+
+DEFAULT_CONFIG = "config/config.yaml"
+
+
+def cpu_table(repo: Path = Path("."), timings: Path = TIMINGS) -> list[SpeedRow]:
+    """One speed row per CPU of the idle default-workflow records (``snakemake --cores N`` on
+    ``config/config.yaml``, load < 1 at start, CPU recorded), sorted by factor."""
+    rows = []
+    for path in sorted((repo / timings).glob("*.json")):
+        rec = json.loads(path.read_text())
+        command = str(rec.get("command", ""))
+        if not command.startswith("snakemake") or configfile_of(command) != DEFAULT_CONFIG:
+            continue
+        predicted = predicted_now_s(rec, repo)
+        if rec.get("cpu") is None or rec.get("load_before", 99) >= 1.0 or not predicted:
+            continue
+        rows.append(
+            SpeedRow(
+                cpu=Cpu.from_dict(rec["cpu"]),
+                measured_wall_s=float(rec["wall_s"]),
+                predicted_wall_s=round(predicted, 1),
+                cores=int(rec["cores"]),
+                timing=f"{timings.as_posix()}/{path.name}",
+                source=str(rec.get("source", "")),
+            )
+        )
+    return sorted(rows, key=lambda r: r.factor)
 
 
 def fit_wall_model(records: Sequence[dict[str, Any]]) -> dict[str, float]:
@@ -142,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fit", nargs="+", type=Path, metavar="RECORD",
                     help="fit the wall model on workflow records instead of measuring")  # fmt: skip
+    ap.add_argument("--cpu-table", action="store_true",
+                    help=f"write the per-CPU speed factors ({TABLE.name}) from the records")  # fmt: skip
     ap.add_argument("--name", help="record name: data/timings/<name>.json")
     ap.add_argument("--out-dir", type=Path, default=TIMINGS)
     ap.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
@@ -149,6 +197,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.fit:
         records = [json.loads(p.read_text()) for p in args.fit]
         print(json.dumps({"wall": fit_wall_model(records)}, indent=1))
+        return 0
+    if args.cpu_table:
+        rows = cpu_table(timings=args.out_dir)
+        for r in rows:
+            print(f"[wall] {r.cpu.label()}: measured {r.measured_wall_s:.0f} s, predicted "
+                  f"{r.predicted_wall_s:.0f} s, factor {r.factor:.2f} ({r.timing})")  # fmt: skip
+        print(f"-> {write_table(rows)}")
         return 0
     if not args.name:
         ap.error("--name is required to measure")

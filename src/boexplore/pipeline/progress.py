@@ -241,9 +241,12 @@ def make_plan(
     started: float | None = None,
     n_other: int = 0,
     model: Mapping[str, float] | None = None,
+    speed: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The plan of one invocation: its scope (jobs done already + jobs it will run, or every
-    job when ``targets`` is None), their costs, the start time and the parallelism."""
+    job when ``targets`` is None), their costs, the start time and the parallelism.
+    ``speed`` (``cost.cpu_speed.plan_speed``) scales the wall time to the CPU it runs on;
+    without it the plan line speaks of the machine the wall model was fitted on."""
     done = set(done) & set(costs)
     to_run = set(costs) - done if targets is None else (set(targets) & set(costs)) - done
     scope = done | to_run
@@ -255,6 +258,7 @@ def make_plan(
         "done_at_start": sorted(done),
         "n_other": max(int(n_other), 0),
         "wall_model": dict(wall_model() if model is None else model),
+        **({"speed": dict(speed)} if speed is not None else {}),
     }
 
 
@@ -266,18 +270,38 @@ def plan_summary(plan: Mapping[str, Any]) -> dict[str, Any]:
         if jid not in done:
             per_rule.setdefault(jid.split(":", 1)[0], []).append(c)
     todo = [c for cs in per_rule.values() for c in cs]
+    wall = predicted_wall_s(todo, plan["cores"], plan.get("n_other", 0), plan.get("wall_model"))
+    speed = plan.get("speed")
+    low, high = (float(speed["low"]), float(speed["high"])) if speed else (1.0, 1.0)
     return {
         "per_rule": {r: (len(cs), sum(cs)) for r, cs in per_rule.items()},
         "to_run_cpu_s": sum(todo),
-        "wall_s": predicted_wall_s(
-            todo, plan["cores"], plan.get("n_other", 0), plan.get("wall_model")
-        ),
+        "wall_s": wall * math.sqrt(low * high),
+        "wall_range_s": (wall * low, wall * high),
         "n_done": len(done),
     }
 
 
 def _jobs(n: int) -> str:
     return f"{n} job" if n == 1 else f"{n} jobs"
+
+
+def format_wall(plan: Mapping[str, Any], summary: Mapping[str, Any]) -> str:
+    """``~34 min wall at 2 cores on an idle AMD EPYC (family 25 model 1), calibrated on it``;
+    on a CPU that no measurement calibrates, the range over the CPU families measured."""
+    speed = plan.get("speed")
+    at = f"at {plan['cores']} cores on an idle"
+    if not speed:
+        return f"~{format_duration(summary['wall_s'])} wall {at} machine"
+    if speed["calibrated"]:
+        return f"~{format_duration(summary['wall_s'])} wall {at} {speed['cpu']}, calibrated on it"
+    low, high = (format_duration(s) for s in summary["wall_range_s"])
+    n = int(speed["families"])
+    over = f"range over the {n} CPU {'family' if n == 1 else 'families'} measured"
+    return (
+        f"~{low if low == high else f'{low}-{high}'} wall {at} machine "
+        f"(this CPU not calibrated: {speed['cpu']}; {over if n else 'no CPU measured'})"
+    )
 
 
 def format_plan_line(plan: Mapping[str, Any]) -> str:
@@ -292,8 +316,7 @@ def format_plan_line(plan: Mapping[str, Any]) -> str:
     done = f" ({s['n_done']} done already)" if s["n_done"] else ""
     return (
         f"[progress] plan{done}: {', '.join(parts)}; predicted {format_cpu(s['to_run_cpu_s'])} "
-        f"(cost model), ~{format_duration(s['wall_s'])} wall at {plan['cores']} cores "
-        "on an idle machine"
+        f"(cost model), {format_wall(plan, s)}"
     )
 
 
@@ -398,10 +421,14 @@ def start_run(
         by_output = output_index(results_dir, costs)
         targets = [by_output[p] for p in outputs if p in by_output]
         done = done_on_disk(results_dir, costs)
+    from boexplore.cost.cpu_speed import plan_speed, this_cpu
     from boexplore.pipeline.cost import config_calibration
 
     model = wall_model(config_calibration(config))
-    plan = make_plan(costs, done, cores, str(config["run_name"]), targets, None, n_other, model)
+    speed = plan_speed(this_cpu())
+    plan = make_plan(
+        costs, done, cores, str(config["run_name"]), targets, None, n_other, model, speed
+    )
     write_plan(results_dir, plan)
     s = plan_summary(plan)
     append_ledger(
@@ -413,6 +440,7 @@ def start_run(
             "to_run": sum(n for n, _ in s["per_rule"].values()),
             "predicted_cpu_s": s["to_run_cpu_s"],
             "predicted_wall_s": s["wall_s"],
+            "cpu": speed["cpu"],
             "n_jobs": sum(n for n, _ in s["per_rule"].values()) + plan["n_other"],
         },
     )

@@ -30,26 +30,43 @@ def duration(seconds: float) -> str:
     return f"{m} min" if m < 60 else f"{m // 60} h {m % 60:02d} min"
 
 
+def cpu_phrase(t: dict, article: bool = True) -> str:
+    """``an AMD EPYC (family 25 model 1)``: the CPU a measurement was taken on."""
+    from boexplore.cost.cpu_speed import Cpu
+
+    if not t.get("cpu"):
+        return "a CPU not recorded" if article else "CPU not recorded"
+    cpu = Cpu.from_dict(t["cpu"])
+    return cpu.with_article() if article else cpu.label()
+
+
+def _one_time(t: dict) -> str:
+    idle = "idle " if t["load_before"] < 1.0 else ""
+    loaded = "" if idle else f" (load {t['load_before']:.1f})"
+    return f"{duration(t['wall_s'])} on {t['cores']} {idle}cores{loaded} of {cpu_phrase(t)}"
+
+
 def time_phrase(repo: Path, name: str) -> str:
-    """``33 min on 2 cores`` from the measurement ``name``."""
+    """``33 min on 2 idle cores of an AMD EPYC (family 25 model 1)`` from the measurement
+    ``name``, followed by the same command measured idle on other CPUs (``name-*`` records)."""
     t = load_timing(repo, name)
     if t is None:
         return f"(not measured yet: python -m boexplore.bench.wall --name {name} ...)"
-    idle = "idle " if t["load_before"] < 1.0 else ""
-    loaded = "" if idle else f" (load {t['load_before']:.1f})"
-    return f"{duration(t['wall_s'])} on {t['cores']} {idle}cores{loaded}"
+    others = [
+        o
+        for p in sorted((repo / TIMINGS).glob(f"{name}-*.json"))
+        if (o := json.loads(p.read_text()))["command"] == t["command"] and o["load_before"] < 1.0
+    ]
+    times = [_one_time(x) for x in [t, *others]]
+    return times[0] if len(times) == 1 else f"{', '.join(times[:-1])} and {times[-1]}"
 
 
 def plan_now_s(repo: Path, rec: dict) -> float | None:
-    """The wall time today's plan line predicts for a recorded fresh workflow run."""
-    from boexplore.bench.wall import configfile_of
-    from boexplore.pipeline.progress import predicted_costs, predicted_wall_s
-    from boexplore.workflow_config import load_config
+    """The wall time today's plan line predicts for a recorded fresh workflow run (no CPU
+    factor: the wall model as fitted)."""
+    from boexplore.bench.wall import predicted_now_s
 
-    if not rec.get("n_jobs") or not rec["command"].startswith("snakemake"):
-        return None
-    costs = list(predicted_costs(load_config(repo / configfile_of(rec["command"]))).values())
-    return predicted_wall_s(costs, rec["cores"], rec["n_jobs"] - len(costs))
+    return predicted_now_s(rec, repo)
 
 
 def timings_table(repo: Path) -> str:
@@ -65,10 +82,12 @@ def timings_table(repo: Path) -> str:
         t = json.loads(path.read_text())
         then = (t.get("plan") or {}).get("predicted_wall_s")
         now = plan_now_s(repo, t)
-        cpu = f"{t['cpu_s'] / 60:.1f} CPU-min" if t.get("cpu_s") else "–"
-        machine = f"{t['cores']} cores, load {t['load_before']:.1f} at start, {t['date'][:10]}"
+        cpu_time = f"{t['cpu_s'] / 60:.1f} CPU-min" if t.get("cpu_s") else "–"
+        date = t["date"][:10] if t.get("date") else "date not stated"
+        load = f"load {t['load_before']:.1f} at start"
+        machine = f"{cpu_phrase(t, article=False)}, {t['cores']} cores, {load}, {date}"
         lines.append(
-            f"| {path.stem} | `{cell(t['command'])}` | {duration(t['wall_s'])} | {cpu} | "
+            f"| {path.stem} | `{cell(t['command'])}` | {duration(t['wall_s'])} | {cpu_time} | "
             f"{_vs(then, t['wall_s'])} | {_vs(now, t['wall_s'])} | {machine} |"
         )
     notes = [
@@ -76,7 +95,50 @@ def timings_table(repo: Path) -> str:
         for p in paths
         if json.loads(p.read_text()).get("source")
     ]
+    cpu_notes = sorted({t["cpu_source"] for t in map(_read, paths) if t.get("cpu_source")})
+    notes += [f"- **CPU** of {_names(paths, c)}: {cell(c)}" for c in cpu_notes]
     return "\n".join(lines + ([""] + notes if notes else []))
+
+
+def _read(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def _names(paths: list[Path], cpu_source: str) -> str:
+    return ", ".join(p.stem for p in paths if _read(p).get("cpu_source") == cpu_source)
+
+
+def cpu_speed_table(repo: Path) -> str:
+    """The plan line's per-CPU speed factors (``cost/cpu_speed.json``) with what the plan line
+    now predicts on each CPU and on one it does not know."""
+    from boexplore.cost.cpu_speed import load_table
+
+    rows = load_table()
+    if not rows:
+        return MISSING.format(what="src/boexplore/cost/cpu_speed.json")
+    lines = [
+        "| CPU | vendor, family, model, AVX-512 | measured wall | model's wall | factor | "
+        "plan line on this CPU | source |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        c = r.cpu
+        ident = ", ".join(
+            "any" if v is None else str(v) for v in (c.vendor, c.family, c.model_number)
+        )
+        avx = "any" if c.avx512f is None else ("yes" if c.avx512f else "no")
+        lines.append(
+            f"| {c.label()} | {ident}, {avx} | {duration(r.measured_wall_s)} | "
+            f"{duration(r.predicted_wall_s)} | {r.factor:.2f} | "
+            f"{_vs(_now(repo, r.timing, r.factor), r.measured_wall_s)} | `{r.timing}` |"
+        )
+    lo, hi = min(r.factor for r in rows), max(r.factor for r in rows)
+    ref = plan_now_s(repo, load_timing(repo, "default") or {}) or rows[0].predicted_wall_s
+    lines.append(
+        f"| any other CPU | – | – | – | {lo:.2f}–{hi:.2f} | "
+        f"{duration(ref * lo)} – {duration(ref * hi)} (not calibrated) | – |"
+    )
+    return "\n".join(lines)
 
 
 def _vs(predicted: float | None, measured: float) -> str:
@@ -179,8 +241,16 @@ def estimate_kg_cheap(repo: Path, configfile: str) -> str:
     return f"{total / 3600:,.0f} CPU-hours"
 
 
+def _now(repo: Path, timing: str, factor: float) -> float | None:
+    """Today's plan-line wall for the run recorded in ``timing``, times a CPU factor."""
+    path = repo / timing
+    base = plan_now_s(repo, json.loads(path.read_text())) if path.exists() else None
+    return base * factor if base else None
+
+
 def plan_line(repo: Path, name: str, configfile: str) -> str:
     """The plan line a fresh run of ``configfile`` prints (jobs counted from the measurement)."""
+    from boexplore.cost.cpu_speed import Cpu, plan_speed
     from boexplore.pipeline.progress import format_plan_line, make_plan, predicted_costs
     from boexplore.workflow_config import load_config
 
@@ -188,7 +258,9 @@ def plan_line(repo: Path, name: str, configfile: str) -> str:
     costs = predicted_costs(config)
     rec = load_timing(repo, name) or {}
     n_other = max(int(rec.get("n_jobs") or len(costs)) - len(costs), 0)
-    plan = make_plan(costs, [], int(rec.get("cores") or 2), config["run_name"], None, 0.0, n_other)
+    speed = plan_speed(Cpu.from_dict(rec["cpu"])) if rec.get("cpu") else None
+    cores = int(rec.get("cores") or 2)
+    plan = make_plan(costs, [], cores, config["run_name"], None, 0.0, n_other, None, speed)
     return "```text\n" + format_plan_line(plan) + "\n```"
 
 
