@@ -199,13 +199,16 @@ def sequential_state(problem_name: str, dim: int, n: int, seed: int,
     return SequentialState(_fit(X, y), bounds, X, y, carry.tree, cpu)
 
 
-def _kg(model: Any, fantasies: int, seed: int) -> Any:
+def _kg(model: Any, fantasies: int, seed: int, fantasy_cache: bool = False) -> Any:
     import torch
     from botorch.acquisition import qKnowledgeGradient
     from botorch.sampling import SobolQMCNormalSampler
 
+    from boexplore.bo.acquisition.fantasy_cache import FantasyCacheKnowledgeGradient
+
     sampler = SobolQMCNormalSampler(sample_shape=torch.Size([fantasies]), seed=seed)
-    return qKnowledgeGradient(model, num_fantasies=fantasies, sampler=sampler)
+    kg = FantasyCacheKnowledgeGradient if fantasy_cache else qKnowledgeGradient
+    return kg(model, num_fantasies=fantasies, sampler=sampler)
 
 
 def kg_step(model: Any, bounds: Any, settings: Mapping[str, Any], seed: int,
@@ -241,7 +244,8 @@ def kg_step(model: Any, bounds: Any, settings: Mapping[str, Any], seed: int,
         return X, time.process_time() - start
     cfg = BOSettings.from_kwargs(num_restarts=int(settings["num_restarts"]),
                                  raw_samples=int(settings["raw_samples"]), acq_maxiter=MAXITER,
-                                 kg_warm_start=carry is not None)  # fmt: skip
+                                 kg_warm_start=carry is not None,
+                                 kg_fantasy_cache=bool(settings.get("fantasy_cache", False)))  # fmt: skip
     spec = parse_method(f"kg(fantasies={fantasies})")
     X_train = model.train_inputs[0]
     y_train = model.train_targets.unsqueeze(-1)  # qKG does not use it (only a fallback would)

@@ -521,18 +521,30 @@ def count_flops(fn: Callable[[], Any]) -> tuple[float, dict[str, float], set[str
     return float(sum(per_op.values())), dict(per_op), unknown
 
 
-def model_flops(n: int, fantasies: int, d: int, q: int = 1, grad: bool = False) -> dict[str, float]:
-    """Flops of one qKG evaluation of one one-shot tree by term (module docstring formula)."""
+def model_flops(n: int, fantasies: int, d: int, q: int = 1, grad: bool = False,
+                fantasy_cache: bool = False) -> dict[str, float]:  # fmt: skip
+    """Flops of one qKG evaluation of one one-shot tree by term (module docstring formula).
+    ``fantasy_cache``: the mean cache is the bordered solve GPyTorch already made
+    (``bo.kg_fantasy_cache``), ``4 F n q`` flops (twice that again for the gradient)."""
     F, m, p = float(fantasies), float(n + q), float(d + 2)
+    mean_cache = (
+        4.0 * F * n * q
+        if fantasy_cache
+        else (2.0 * m * m * p + 2.0 * F * m**3 + F * m**3 / 3.0 + 2.0 * F * m * m)
+    )
     terms = {
         "conditioning": 8.0 * n * n * q,
         "inverse root": 11.0 / 3.0 * m**3,
-        "mean cache": 2.0 * m * m * p + 2.0 * F * m**3 + F * m**3 / 3.0 + 2.0 * F * m * m,
+        "mean cache": mean_cache,
         "prediction": 2.0 * F * m * p + 2.0 * F * m * m,
     }
     if grad:
         terms["conditioning"] += 2.0 * n * n * q
-        terms["mean cache"] += 2.0 * F * m**3 + F * m**3 / 3.0 + 6.0 * F * m * m + 4.0 * m * m * p
+        terms["mean cache"] += (
+            8.0 * F * n * q
+            if fantasy_cache
+            else (2.0 * F * m**3 + F * m**3 / 3.0 + 6.0 * F * m * m + 4.0 * m * m * p)
+        )
         terms["prediction"] += 4.0 * F * m * p
     return terms
 
@@ -566,7 +578,8 @@ def paper_settings(config: str | Path = DEFAULT_CONFIG, method: str = "kg") -> d
         got = {k: getattr(settings, k) for k in differs}
         raise ValueError(f"{config}: the qKG runs use {got}; bench.kg's step uses {differs}")
     return {"fantasies": int(spec.params["fantasies"]), "num_restarts": settings.num_restarts,
-            "raw_samples": settings.raw_samples, "maxiter": settings.acq_maxiter}  # fmt: skip
+            "raw_samples": settings.raw_samples, "maxiter": settings.acq_maxiter,
+            "fantasy_cache": int(settings.kg_fantasy_cache)}  # fmt: skip
 
 
 def resolve_problem(text: str, config: str | Path = DEFAULT_CONFIG) -> tuple[str, int]:
@@ -589,14 +602,15 @@ def resolve_problem(text: str, config: str | Path = DEFAULT_CONFIG) -> tuple[str
 
 
 def evaluation_costs(model: Any, bounds: Any, fantasies: int, seed: int,
-                     repeats: int = EVAL_REPEATS) -> dict[str, float]:  # fmt: skip
+                     repeats: int = EVAL_REPEATS, fantasy_cache: bool = False
+                     ) -> dict[str, float]:  # fmt: skip
     """CPU seconds and counted flops of one tree's evaluation with and without its gradient,
     and the CPU rate of one dense product of the dominant shape (module docstring)."""
     import torch
 
     from boexplore.bo.acquisition.kg_memory import INIT_BATCH_LIMIT
 
-    acqf = _kg(model, fantasies, seed)
+    acqf = _kg(model, fantasies, seed, fantasy_cache)
     d = int(bounds.shape[-1])
     gen = torch.Generator().manual_seed(seed)
     lo, hi = bounds[0], bounds[1]
@@ -717,8 +731,10 @@ def profile_state(problem: str, dim: int, n: int, seed: int, settings: Mapping[s
         X_plain, step_cpu = kg_step(copy.deepcopy(fresh), bounds, settings, seed)
     F, q = int(settings["fantasies"]), 1
     profiles = {p: profile_step(copy.deepcopy(fresh), bounds, settings, seed, p) for p in profilers}
-    costs = evaluation_costs(fresh, bounds, F, seed)
-    grad_model, raw_model = model_flops(n, F, dim, q, True), model_flops(n, F, dim, q, False)
+    kept = bool(settings.get("fantasy_cache", 0))
+    costs = evaluation_costs(fresh, bounds, F, seed, fantasy_cache=kept)
+    grad_model = model_flops(n, F, dim, q, True, kept)
+    raw_model = model_flops(n, F, dim, q, False, kept)
     return [_row(problem, dim, n, seed, settings, p, prof, step_cpu, X_plain, costs, grad_model,
                  raw_model) for p, prof in profiles.items()]  # fmt: skip
 
@@ -730,7 +746,7 @@ def _row(problem: str, dim: int, n: int, seed: int, settings: Mapping[str, int],
     row: dict[str, Any] = {
         "problem": problem, "dim": dim, "n": n, "seed": seed, "profiler": profiler,
         **{k: int(settings[k]) for k in ("fantasies", "num_restarts", "raw_samples")},
-        "maxiter": kg.MAXITER, "step_cpu_s": step_cpu, "profiled_cpu_s": prof.cpu_s,
+        "fantasy_cache": int(settings.get("fantasy_cache", 0)), "maxiter": kg.MAXITER, "step_cpu_s": step_cpu, "profiled_cpu_s": prof.cpu_s,
         "profiled_total_s": prof.total_s,
         # the profiled step chose the plain step's point: the same computation was profiled
         "same_point": None if X_plain is None else bool((X_plain == prof.X).all()),
@@ -760,13 +776,16 @@ def _row(problem: str, dim: int, n: int, seed: int, settings: Mapping[str, int],
 
 # --- table and report --------------------------------------------------------------------
 
-KEY = ["problem", "dim", "n", "seed", "profiler"]
+KEY = ["problem", "dim", "n", "seed", "fantasy_cache", "profiler"]
 
 
 def merge(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
-    """``old`` with the rows of ``new`` replacing those with the same key."""
+    """``old`` with the rows of ``new`` replacing those with the same key (rows made before
+    ``fantasy_cache`` was a column ran without it)."""
     if not len(old):
         return new.reset_index(drop=True)
+    if "fantasy_cache" not in old.columns:
+        old = old.assign(fantasy_cache=0)
     keep = ~old.set_index(KEY).index.isin(new.set_index(KEY).index)
     return pd.concat([old[keep], new], ignore_index=True)
 
@@ -815,11 +834,15 @@ def render_markdown(rows: pd.DataFrame, paper: Mapping[str, int] | None = None,
         lines += ["", "Rows marked † ran with other settings than the paper config's "
                   f"(paper: {paper['fantasies']} fantasies, {paper['num_restarts']} restarts, "
                   f"{paper['raw_samples']} raw samples, {paper['maxiter']} L-BFGS-B iterations "
-                  "per restart)."]  # fmt: skip
+                  "per restart, fantasy mean cache "
+                  f"{'kept' if paper['fantasy_cache'] else 'solved anew'}). \"(cache kept)\": "
+                  "the step ran with `bo.kg_fantasy_cache` (the fantasy model's mean cache taken "
+                  "from GPyTorch's bordered solve, `bo/acquisition/fantasy_cache.py`)."]  # fmt: skip
 
     def head(r: Any) -> str:
         mark = "" if paper is None or all(getattr(r, k) == v for k, v in paper.items()) else " †"
-        return f"| {r.problem}{mark} | {r.dim} | {r.n} | {r.profiler} |"
+        path = " (cache kept)" if r.fantasy_cache else ""
+        return f"| {r.problem}{mark} | {r.dim} | {r.n} | {r.profiler}{path} |"
 
     cats = list(CATEGORIES.items())
     lines += ["", "## Share of the profiled step by category", "",
@@ -889,6 +912,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in ("fantasies", "num-restarts", "raw-samples"):
         parser.add_argument(f"--{name}", type=int, default=None,
                             help="override the config's value (small test runs)")  # fmt: skip
+    parser.add_argument(
+        "--fantasy-cache",
+        choices=("on", "off"),
+        default=None,
+        help="override the config's bo.kg_fantasy_cache (profile both paths)",
+    )
     parser.add_argument("--profiler", action="append", choices=PROFILERS, default=None,
                         help="cprofile (default; call-graph walk) and/or sample (stack sampler); "
                              "one row each")  # fmt: skip
@@ -902,6 +931,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     paper = paper_settings(args.config)
     md = args.out.with_suffix(".md")
     rows = pd.read_csv(args.out) if args.out.exists() else pd.DataFrame(columns=KEY)
+    if "fantasy_cache" not in rows.columns:  # rows made before it was a column ran without
+        rows = rows.assign(fantasy_cache=0)
     if args.report:
         atomic_write_text(render_markdown(rows, paper, args.out.name), md)
         print(f"wrote {md}")
@@ -915,6 +946,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for key in ("fantasies", "num_restarts", "raw_samples"):
         if getattr(args, key) is not None:
             settings[key] = getattr(args, key)
+    if args.fantasy_cache is not None:
+        settings["fantasy_cache"] = int(args.fantasy_cache == "on")
     problems = [resolve_problem(p, args.config) for p in args.problem]
     for name, dim in problems:
         for n in args.n or [300]:

@@ -121,6 +121,7 @@ def _evaluate(problem: Any, X: np.ndarray) -> np.ndarray:
 #: values, so checkpoints and provenance written before they existed stay valid.
 IDENTITY_IF_SET: dict[str, Any] = {
     "kg_warm_start": False,
+    "kg_fantasy_cache": False,
     "kg_memory_cap_mb": None,
     "gp_prior": "dim_scaled",
     "device": "cpu",

@@ -44,6 +44,10 @@ class BOSettings:
         (candidate + fantasy points) and draws its other initial conditions from half the
         raw samples (off by default: not shown to keep the knowledge gradient,
         docs/kg-memory.md).
+    kg_fantasy_cache: qKG's fantasy models keep the mean cache GPyTorch computes for them by
+        block elimination instead of re-factorising the conditioned kernel matrix once per
+        fantasy at every evaluation (``bo/acquisition/fantasy_cache.py``; exact to rounding,
+        not the same bits; off by default, so released qKG traces keep their identity).
     kg_memory_cap_mb: optimise as many qKG restarts together as the memory model
         (``bo.acquisition.kg_memory``) fits under this many MB (None = one at a time).
     gp_prior: "dim_scaled" (BoTorch's default since 0.12: RBF kernel, dimension-scaled
@@ -76,6 +80,7 @@ class BOSettings:
     tr_failure_tolerance: int = 0
     pes_max_dim: int = 20
     kg_warm_start: bool = False
+    kg_fantasy_cache: bool = False
     kg_memory_cap_mb: float | None = None
     gp_prior: str = "dim_scaled"
     device: str = "cpu"

@@ -34,6 +34,7 @@ from botorch.acquisition.utils import get_optimal_samples
 from botorch.models import SingleTaskGP
 from botorch.sampling.normal import SobolQMCNormalSampler
 
+from boexplore.bo.acquisition.fantasy_cache import FantasyCacheKnowledgeGradient
 from boexplore.bo.methods import MethodSpec
 from boexplore.bo.settings import BOSettings
 
@@ -83,7 +84,8 @@ def build_acqf(
         return qProbabilityOfImprovement(model, best_f=best_f, sampler=sampler)
     if base == "kg":
         fant = SobolQMCNormalSampler(sample_shape=torch.Size([int(p["fantasies"])]), seed=seed)
-        return qKnowledgeGradient(model, num_fantasies=int(p["fantasies"]), sampler=fant)
+        kg = FantasyCacheKnowledgeGradient if settings.kg_fantasy_cache else qKnowledgeGradient
+        return kg(model, num_fantasies=int(p["fantasies"]), sampler=fant)
     if base in ("mes", "gibbon"):
         if candidate_set is None:
             raise ValueError(f"{base} needs a candidate set")
