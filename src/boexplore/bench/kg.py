@@ -78,6 +78,22 @@ states; ``--report`` merges the two and refuses shards that disagree on a state)
     (the same with hartmann:6 and --out kg-warm-hartmann.md), then
     python -m boexplore.bench.kg --report kg-warm-branin.csv kg-warm-hartmann.csv
         --title 'qKG warm start: confirmatory run (pre-registered)' --out docs/kg-warm-start.md
+
+Fantasy cache (``kg_fantasy_cache``, issue 41): the same rule 1-3 decides the ``fantasy cache``
+column (``--fantasy-cache``; :mod:`boexplore.bo.acquisition.fantasy_cache`), on the 48 Sobol
+states of the confirmatory run of docs/kg-speed-confirm.md (seeds 5-16, n = 20 and 80, two
+optimiser seeds), its rows merged with that run's current and control columns (``--report``
+refuses a state the two disagree on). Exact to rounding, the column should keep the gain; what
+rule 3 tests is that it is not slower. Its CPU is measured on another day than the committed
+current column, so a paired run of both columns on the same states, under the same load,
+(``--no-reference``) gives the speed-up beside it::
+
+    python -m boexplore.bench.kg --problems branin:2 hartmann:6 --sizes 20 80 --seeds 12
+        --seed-start 5 --optimizer-seeds 2
+        --columns '{"fantasy cache": {"fantasies": 64, "num_restarts": 10, "raw_samples": 1024,
+                    "fantasy_cache": true}}' --out cache-shard.md
+    python -m boexplore.bench.kg --report docs/kg-speed-confirm.csv cache-shard.csv
+        --title 'qKG fantasy cache: confirmatory run (pre-registered)' --out docs/kg-fantasy-cache.md
 """
 
 from __future__ import annotations
@@ -124,6 +140,9 @@ RANDOM_POINT = "random point"
 #: The warm-start column (``--warm``, needs ``--sequential``): the current settings with the
 #: engine's ``kg_warm_start``, started from the tree of the step that formed the state.
 WARM = "warm start"
+#: The fantasy-cache column (``--fantasy-cache``): the current settings with the engine's
+#: ``kg_fantasy_cache`` (exact to rounding, so it is decided by the same rule as the warm start).
+FANTASY_CACHE = "fantasy cache"
 #: The qKG step that forms a sequential state runs with optimiser / sampler seed
 #: ``state seed + PREVIOUS_STEP_SEED`` (BO's previous step has its own seed; disjoint from the
 #: optimiser seeds ``seed + 1000 j`` of the state seeds below 500).
@@ -544,6 +563,48 @@ def warm_decision(rows: pd.DataFrame, column: str = WARM, base: str = "current",
     return table, f"stays off: {' and '.join(why)} in at least one problem"
 
 
+def _decision_lines(rows: pd.DataFrame, column: str) -> list[str]:
+    """The pre-registered decision on ``column`` (:func:`warm_decision`) as Markdown."""
+    table, verdict = warm_decision(rows, column)
+    lines = ["", f"## Decision on {column!r} (pre-registered in the module docstring)", "",
+             f"Counts if the control fails (gain-ratio lower end < {GAIN_RATIO_FLOOR}) in "
+             f"every problem, and in every problem the column's lower end ≥ "
+             f"{GAIN_RATIO_FLOOR} and its mean CPU per step is below the current "
+             "column's (speed-up > 1).", "",
+             "| problem | d | states | gain ratio | 95 % interval | ≥ floor | speed-up | "
+             "faster | control lower end | control fails |",
+             "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    yes = {True: "yes", False: "no"}
+    for r in table.itertuples(index=False):
+        lines.append(f"| {r.problem} | {r.dim} | {r.states} | {r.ratio:.3f} | [{r.low:.3f}, "
+                     f"{r.high:.3f}] | {yes[r.quality]} | {r.speedup:.2f}× | {yes[r.faster]} "
+                     f"| {r.control_low:.3f} | {yes[r.control_fails]} |")  # fmt: skip
+    return [*lines, "", f"Verdict: {verdict}."]
+
+
+def _paired_speed_lines(rows: pd.DataFrame, base: str = "current") -> list[str]:
+    """Timing-only runs: each column's mean CPU per step against ``base`` on the states both
+    ran (each state averaged over its optimiser seeds), per (problem, n) and per problem."""
+    cpu = _with_opt_seed(rows).groupby([*STATE, "column"], sort=False)["cpu_s"].mean()
+    cpu = cpu.unstack("column")
+    if base not in cpu:
+        return []
+    lines = ["", f"## Speed-up over {base!r} on the same states (timing only)", "",
+             "| problem | d | n | column | states | CPU s / step | CPU s / step "
+             f"({base}) | speed-up |", "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    groups = [*cpu.groupby(level=["problem", "dim", "n"], sort=False),
+              *cpu.groupby(level=["problem", "dim"], sort=False)]  # fmt: skip
+    for key, g in groups:
+        problem, dim, n = (*key, "all") if len(key) == 2 else key
+        for column in [c for c in g.columns if c != base]:
+            pair = g[[column, base]].dropna()
+            if len(pair):
+                a, b = float(pair[column].mean()), float(pair[base].mean())
+                lines.append(f"| {problem} | {dim} | {n} | {column} | {len(pair)} | {a:.2f} | "
+                             f"{b:.2f} | {b / a:.2f}× |")  # fmt: skip
+    return lines
+
+
 def render_markdown(
     rows: pd.DataFrame, title: str = "qKG step: CPU and knowledge gradient reached"
 ) -> str:
@@ -570,6 +631,8 @@ def render_markdown(
         lines += ["", "Warm-start rows (`kg_warm_start`): one restart starts from the one-shot "
                   "solution of the step that formed the state, the others from "
                   f"{WARM_RAW_SHARE:.0%} of the raw samples listed; CPU is that step alone."]  # fmt: skip
+    if not rows["kg_ref"].notna().any():  # --no-reference: timing only
+        return "\n".join(lines + _paired_speed_lines(rows)) + "\n"
     cmp = compare(rows)
     lines += ["", "## KG shortfall: share of the state's best achieved gain that a column missed",
               "", "Paired over states; Δ = column − current with a 95 % t interval (negative: "
@@ -596,22 +659,9 @@ def render_markdown(
         for r in ratios.itertuples(index=False):
             lines.append(f"| {r.problem} | {r.dim} | {r.column} | {r.states} | {r.ratio:.3f} | "
                          f"[{r.low:.3f}, {r.high:.3f}] | {'yes' if r.low >= GAIN_RATIO_FLOOR else 'no'} |")  # fmt: skip
-    if WARM in set(rows["column"]) and len(ratios):
-        table, verdict = warm_decision(rows)
-        lines += ["", f"## Decision on {WARM!r} (pre-registered in the module docstring)", "",
-                  f"Counts if the control fails (gain-ratio lower end < {GAIN_RATIO_FLOOR}) in "
-                  f"every problem, and in every problem the column's lower end ≥ "
-                  f"{GAIN_RATIO_FLOOR} and its mean CPU per step is below the current "
-                  "column's (speed-up > 1).", "",
-                  "| problem | d | states | gain ratio | 95 % interval | ≥ floor | speed-up | "
-                  "faster | control lower end | control fails |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
-        yes = {True: "yes", False: "no"}
-        for r in table.itertuples(index=False):
-            lines.append(f"| {r.problem} | {r.dim} | {r.states} | {r.ratio:.3f} | [{r.low:.3f}, "
-                         f"{r.high:.3f}] | {yes[r.quality]} | {r.speedup:.2f}× | {yes[r.faster]} "
-                         f"| {r.control_low:.3f} | {yes[r.control_fails]} |")  # fmt: skip
-        lines += ["", f"Verdict: {verdict}."]
+    for decided in (WARM, FANTASY_CACHE):
+        if decided in set(rows["column"]) and len(ratios):
+            lines += _decision_lines(rows, decided)
     fit = cost_fit(rows) if (rows["column"] == "current").sum() >= 3 else None
     if fit is not None and np.isfinite(fit["fantasy_fixed"]) and rows["dim"].nunique() >= 3:
         lines += ["", "## Cost-model fit (`cost/calibration.json`, kg)", "",
@@ -660,6 +710,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "step with the current settings (module docstring)")  # fmt: skip
     parser.add_argument("--warm", action="store_true",
                         help=f"add the {WARM!r} column (kg_warm_start; needs --sequential)")  # fmt: skip
+    parser.add_argument("--fantasy-cache", action="store_true",
+                        help=f"add the {FANTASY_CACHE!r} column (kg_fantasy_cache)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=None,
                         help="default docs/kg-speed.md (--device cuda: docs/kg-gpu.md)")  # fmt: skip
     parser.add_argument("--title", default=None)
@@ -696,6 +748,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     columns = dict(args.columns)
     if args.warm:
         columns[WARM] = {**COLUMNS["current"], "warm_start": True}
+    if args.fantasy_cache:
+        columns[FANTASY_CACHE] = {**COLUMNS["current"], "fantasy_cache": True}
     if args.control:
         columns[RANDOM_POINT] = {"fantasies": 0, "num_restarts": 0, "raw_samples": 0}
     sequential = COLUMNS["current"] if args.sequential else None

@@ -43,7 +43,7 @@ from boexplore.io import atomic_write_text
 
 #: Paper settings of a qKG step (config/paper.yaml, today's KG_OPTIONS).
 PAPER = {"fantasies": 64, "num_restarts": 10, "raw_samples": 1024, "maxiter": 200}
-KEY = ["kind", "problem", "dim", "n", "fantasies", "batch", "init_batch", "rep"]
+KEY = ["kind", "problem", "dim", "n", "fantasies", "batch", "init_batch", "fantasy_cache", "rep"]
 SIZES = (100, 300, 500)
 PROBLEMS = (("hartmann", 6), ("ackley", 60))
 
@@ -63,7 +63,7 @@ def measure(spec: dict[str, Any]) -> dict[str, Any]:
     start = time.process_time()
     model, bounds = _state(spec["problem"], int(spec["dim"]), int(spec["n"]), int(spec["seed"]))
     fit_cpu, fit_mb = time.process_time() - start, _rss_mb()
-    acqf = _kg(model, int(spec["fantasies"]), int(spec["seed"]))
+    acqf = _kg(model, int(spec["fantasies"]), int(spec["seed"]), bool(spec.get("fantasy_cache")))
     q_aug = acqf.get_augmented_q_batch_size(1)
     torch.manual_seed(int(spec["seed"]))
     start = time.process_time()
@@ -91,9 +91,10 @@ def measure(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def grid(sizes: Iterable[int] = SIZES, problems: Iterable[tuple[str, int]] = PROBLEMS,
-         rep: int = 0) -> list[dict[str, Any]]:  # fmt: skip
-    """Probes (cheap, several batch sizes and fantasy counts) first, then the full steps."""
-    base = {"seed": 0, **PAPER, "rep": rep}
+         rep: int = 0, fantasy_cache: bool = False) -> list[dict[str, Any]]:  # fmt: skip
+    """Probes (cheap, several batch sizes and fantasy counts) first, then the full steps;
+    ``fantasy_cache``: with the engine's ``kg_fantasy_cache`` (rows say so)."""
+    base = {"seed": 0, **PAPER, "fantasy_cache": int(fantasy_cache), "rep": rep}
     probes, steps = [], []
     for problem, dim in problems:
         for n in sizes:
@@ -124,10 +125,19 @@ def _key(row: dict[str, Any] | pd.Series) -> tuple[Any, ...]:
 def read_rows(csv: Path) -> pd.DataFrame:
     """The measured rows (``rep`` 0 where the file predates repeats)."""
     rows = pd.read_csv(csv)
-    if "rep" not in rows:
-        rows["rep"] = 0
-    rows["rep"] = rows["rep"].fillna(0).astype(int)
+    for col in ("rep", "fantasy_cache"):  # files made before the column: 0
+        if col not in rows:
+            rows[col] = 0
+        rows[col] = rows[col].fillna(0).astype(int)
     return rows
+
+
+def split_paths(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(rows of BoTorch's qKG, rows with ``bo.kg_fantasy_cache``): the memory model, the page's
+    tables and the plain cost terms are the first's; the second has its own section and terms."""
+    kept = rows["fantasy_cache"].fillna(0).astype(int) == 1 if "fantasy_cache" in rows else (
+        pd.Series(False, index=rows.index))  # fmt: skip
+    return rows[~kept], rows[kept]
 
 
 #: What the page says about the engine's qKG settings (no numbers: those come from the CSV).
@@ -254,7 +264,7 @@ def memory_phrase(csv: Path, config_path: Path) -> str:
     """One sentence for docs/slurm.md: measured n = 500 peaks, model error, largest request."""
     from boexplore.bo.acquisition.kg_memory import KG_MEMORY
 
-    rows = _fmt_rows(read_rows(csv), KG_MEMORY)
+    rows = _fmt_rows(split_paths(read_rows(csv))[0], KG_MEMORY)
     today = engine_rows(rows)
     n_max = int(today["n"].max())
     top = today[today["n"] == n_max].groupby("dim")["peak_mb"].max()
@@ -281,6 +291,7 @@ def render_markdown(rows: pd.DataFrame, config_path: Path = Path("config/paper.y
     """The measured tables, the model fit and its memory requests (docs/kg-memory.md)."""
     from boexplore.bo.acquisition.kg_memory import KG_MEMORY, fit_memory_model, kg_batch_limit
 
+    rows, kept = split_paths(rows)
     fit = fit_memory_model(rows.to_dict("records"))
     rows = _fmt_rows(rows, KG_MEMORY)
     steps, probes = rows[rows["kind"] == "step"], rows[rows["kind"] != "step"]
@@ -365,7 +376,34 @@ def render_markdown(rows: pd.DataFrame, config_path: Path = Path("config/paper.y
         for r in req.itertuples(index=False):
             lines.append(f"| {r.problem} | {r.d} | {r.budget} | {r.peak_mb:.0f} | "
                          f"{r.request_mb} |")  # fmt: skip
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + kept_lines(steps, kept)) + "\n"
+
+
+def kept_lines(plain_steps: pd.DataFrame, kept: pd.DataFrame) -> list[str]:
+    """The section on steps with ``bo.kg_fantasy_cache`` beside BoTorch's at the same cell."""
+    kept = kept[(kept["kind"] == "step") & (kept["batch"] == 1)]
+    if not len(kept):
+        return []
+    cell = ["problem", "dim", "n"]
+    plain = plain_steps[plain_steps["batch"] == 1].groupby(cell)[["acq_cpu_s", "peak_mb"]].mean()
+    lines = ["", "## With `bo.kg_fantasy_cache`", "",
+             "The same step with the fantasy model's mean cache kept "
+             "(`bo/acquisition/fantasy_cache.py`: GPyTorch's bordered solve instead of one "
+             "Cholesky factorisation of the conditioned kernel matrix per fantasy at every "
+             "evaluation; values and gradients equal to rounding). BoTorch's step: the mean of "
+             "the rows above at the same cell.", "",
+             "| problem | d | n | CPU s (kept) | CPU s (BoTorch) | speed-up | peak MB (kept) | "
+             "peak MB (BoTorch) |", "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for (problem, dim, n), g in kept.groupby(cell):
+        cpu, peak = float(g["acq_cpu_s"].mean()), float(g["peak_mb"].max())
+        if (problem, dim, n) in plain.index:
+            ref = plain.loc[(problem, dim, n)]
+            ref_cpu, ref_peak = float(ref["acq_cpu_s"]), float(ref["peak_mb"])
+            other = f"{ref_cpu:.1f} | {ref_cpu / cpu:.1f}× | {peak:.0f} | {ref_peak:.0f}"
+        else:
+            other = f"— | — | {peak:.0f} | —"
+        lines.append(f"| {problem} | {dim} | {n} | {cpu:.1f} | {other} |")
+    return lines
 
 
 def cpu_calibration(rows: pd.DataFrame, speed_csv: Path = Path("docs/kg-speed.csv")) -> dict:
@@ -374,12 +412,32 @@ def cpu_calibration(rows: pd.DataFrame, speed_csv: Path = Path("docs/kg-speed.cs
     from boexplore.bench.kg import cost_fit
 
     speed = pd.read_csv(speed_csv)
+    rows = split_paths(rows)[0]
     steps = rows[(rows["kind"] == "step") & (rows["batch"] == 1)]
     new = pd.DataFrame({"problem": steps["problem"], "dim": steps["dim"], "n": steps["n"],
                         "seed": steps["seed"], "opt_seed": steps["seed"], "column": "current",
                         "fantasies": steps["fantasies"], "num_restarts": steps["num_restarts"],
                         "raw_samples": steps["raw_samples"], "cpu_s": steps["acq_cpu_s"]})  # fmt: skip
     return cost_fit(pd.concat([speed, new], ignore_index=True), curvature=True)
+
+
+def cpu_calibration_kept(rows: pd.DataFrame, shard_csv: Path | None = None) -> dict:
+    """The cost model's terms for qKG with ``bo.kg_fantasy_cache``: the kept-path steps here
+    (n = 100-500) and, if given, a ``bench.kg`` table's ``fantasy cache`` column (n = 20-80);
+    the share that does not scale with the fantasies is not measured on this path (nan)."""
+    from boexplore.bench.kg import FANTASY_CACHE, cost_fit
+
+    steps = split_paths(rows)[1]
+    steps = steps[(steps["kind"] == "step") & (steps["batch"] == 1)]
+    new = pd.DataFrame({"problem": steps["problem"], "dim": steps["dim"], "n": steps["n"],
+                        "seed": steps["seed"], "opt_seed": steps["seed"], "column": "current",
+                        "fantasies": steps["fantasies"], "num_restarts": steps["num_restarts"],
+                        "raw_samples": steps["raw_samples"], "cpu_s": steps["acq_cpu_s"]})  # fmt: skip
+    parts = [new]
+    if shard_csv is not None:
+        shard = pd.read_csv(shard_csv)
+        parts.append(shard[shard["column"] == FANTASY_CACHE].assign(column="current"))
+    return cost_fit(pd.concat(parts, ignore_index=True), curvature=True)
 
 
 def write_calibration(fit: dict, path: Path) -> None:
@@ -402,6 +460,24 @@ def write_calibration(fit: dict, path: Path) -> None:
     atomic_write_text(json.dumps(cal, indent=1) + "\n", path)
 
 
+def write_kept_calibration(fit: dict, path: Path) -> None:
+    """Put the kept-path terms of ``fit`` into the calibration file under ``kg_cache``, the key
+    the cost model reads for qKG jobs with ``bo.kg_fantasy_cache`` (``cost/cpu.py``)."""
+    cal = json.loads(path.read_text())
+    bo = cal["bo"]
+    bo["acq_scale"]["kg_cache"] = round(fit["a"], 4)
+    bo["acq_shape_by_method"]["kg_cache"] = {"b": round(fit["b"], 4),
+                                             "b2": round(fit.get("b2", 0.0), 4),
+                                             "c": round(fit["c"], 4), "e": 0.0}  # fmt: skip
+    bo["kg_cache_note"] = (
+        "kg_cache: python -m boexplore.bench.kg_memory --calibrate-kept: qKG steps with "
+        "bo.kg_fantasy_cache from docs/kg-memory.csv (fantasy_cache = 1; d = 6 and 60, n = "
+        "100-500) and the 'fantasy cache' column of docs/kg-fantasy-cache.csv (n = 20-80), fit "
+        "as kg; the fantasy-independent share is kg's."
+    )
+    atomic_write_text(json.dumps(cal, indent=1) + "\n", path)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("docs/kg-memory.csv"))
@@ -411,8 +487,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="write this markdown from --out and run nothing")  # fmt: skip
     parser.add_argument("--calibrate", type=Path, default=None, metavar="JSON",
                         help="refit the cost model's qKG CPU terms into this calibration file")  # fmt: skip
+    parser.add_argument("--calibrate-kept", type=Path, default=None, metavar="JSON",
+                        help="refit the terms of qKG with bo.kg_fantasy_cache into this file")  # fmt: skip
+    parser.add_argument("--kept-shard", type=Path, default=None, metavar="CSV",
+                        help="with --calibrate-kept: a bench.kg table with a 'fantasy cache' column")  # fmt: skip
     parser.add_argument("--rep", type=int, default=0,
                         help="measure the cells again as this repeat (0: the first)")  # fmt: skip
+    parser.add_argument("--fantasy-cache", action="store_true",
+                        help="measure with bo.kg_fantasy_cache (rows carry fantasy_cache = 1)")  # fmt: skip
     parser.add_argument("--one", type=json.loads, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one is not None:
@@ -420,13 +502,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.calibrate is not None:
         write_calibration(cpu_calibration(read_rows(args.out)), args.calibrate)
+    if args.calibrate_kept is not None:
+        fit = cpu_calibration_kept(read_rows(args.out), args.kept_shard)
+        write_kept_calibration(fit, args.calibrate_kept)
     if args.report is not None:
         atomic_write_text(render_markdown(read_rows(args.out)), args.report)
-    if args.calibrate is not None or args.report is not None:
+    if args.calibrate is not None or args.calibrate_kept is not None or args.report is not None:
         return 0
     rows = read_rows(args.out) if args.out.exists() else pd.DataFrame(columns=KEY)
     done = {_key(r) for _, r in rows.iterrows()}
-    for spec in grid(args.sizes, rep=args.rep):
+    for spec in grid(args.sizes, rep=args.rep, fantasy_cache=args.fantasy_cache):
         if spec["kind"] not in args.kinds or _key(spec) in done:
             continue
         row = run_one(spec)

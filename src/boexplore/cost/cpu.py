@@ -74,6 +74,15 @@ def fit_schedule_scale(bo: Mapping[str, Any]) -> float:
     return 1.0 / k + (1.0 - 1.0 / k) * CONDITION_SHARE
 
 
+def acq_key(method: MethodSpec, bo: Mapping[str, Any], bo_cal: Mapping[str, Any]) -> str:
+    """The calibration key of a method's acquisition terms: ``kg_cache`` for qKG with
+    ``bo.kg_fantasy_cache`` (set directly or under ``bo.extra``) where it is calibrated."""
+    kept = bo.get("kg_fantasy_cache", (bo.get("extra") or {}).get("kg_fantasy_cache", False))
+    if method.base == "kg" and kept and "kg_cache" in bo_cal.get("acq_scale", {}):
+        return "kg_cache"
+    return method.base
+
+
 def bo_iteration_seconds(
     method: MethodSpec, n: float, d: int, bo: Mapping[str, Any], cal: Mapping[str, Any]
 ) -> tuple[float, float]:
@@ -82,8 +91,9 @@ def bo_iteration_seconds(
         return 0.0, 0.0
     bo_cal = cal["bo"]
     fit = _power(bo_cal["fit"], n, d) * fit_schedule_scale(bo)
-    shape = {**bo_cal["acq_shape"], **bo_cal.get("acq_shape_by_method", {}).get(method.base, {})}
-    acq_coef = {**shape, "a": bo_cal["acq_scale"].get(method.base, 1.0)}
+    key = acq_key(method, bo, bo_cal)
+    shape = {**bo_cal["acq_shape"], **bo_cal.get("acq_shape_by_method", {}).get(key, {})}
+    acq_coef = {**shape, "a": bo_cal["acq_scale"].get(key, 1.0)}
     acq = _power(acq_coef, n, d) * _acq_scale(method, bo, cal)
     timeout = bo.get("acq_timeout")
     if timeout:
