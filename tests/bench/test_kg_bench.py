@@ -4,7 +4,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from boexplore.bench.kg import _state, compare, cost_fit, kg_step, shortfalls
+from boexplore.bench.kg import (
+    FANTASY_CACHE,
+    RANDOM_POINT,
+    _state,
+    compare,
+    cost_fit,
+    kg_step,
+    render_markdown,
+    shortfalls,
+)
 
 
 def _rows() -> pd.DataFrame:
@@ -126,3 +135,29 @@ def test_a_shard_without_the_current_column_still_renders():
     rows = _rows()
     page = render_markdown(rows[rows["column"] == "cheap"])
     assert "| a | 2 | cheap |" in page
+
+
+def test_a_timing_only_run_reports_the_paired_speed_up():
+    """``--no-reference`` rows (no KG values): the page gives each column's speed-up over the
+    current column on the states both ran, instead of failing on the missing gains."""
+    rows = _rows().assign(kg_ref=float("nan"))
+    rows = rows[rows.column.isin(["current", "half"])]
+    page = render_markdown(rows)
+    assert "## Speed-up over 'current' on the same states (timing only)" in page
+    assert "| a | 2 | 20 | half | 3 |" in page and "| 2.00× |" in page
+    assert "KG shortfall" not in page
+    slower = rows.assign(cpu_s=rows.cpu_s.where(rows.column == "current", rows.cpu_s * 4))
+    assert "| 0.50× |" in render_markdown(slower)
+
+
+def test_the_fantasy_cache_column_is_decided_by_the_pre_registered_rule():
+    rows = _rows()
+    rows = rows[rows.column.isin(["current", "broken"])]
+    same = rows[rows.column == "current"].assign(column=FANTASY_CACHE, cpu_s=lambda r: r.cpu_s / 3)
+    control = rows[rows.column == "broken"].assign(column=RANDOM_POINT)
+    page = render_markdown(pd.concat([rows[rows.column == "current"], same, control]))
+    assert f"## Decision on {FANTASY_CACHE!r}" in page
+    assert "Verdict: adopt: keeps the KG gain and is faster in every problem." in page
+    lost = same.assign(kg_ref=same.v0 + 0.1)
+    page = render_markdown(pd.concat([rows[rows.column == "current"], lost, control]))
+    assert "Verdict: stays off: loses KG gain" in page
