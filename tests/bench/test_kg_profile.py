@@ -296,3 +296,23 @@ def test_the_committed_page_is_generated_from_the_committed_table():
     assert (REPO / "docs/kg-profile.md").read_text() == kp.render_markdown(rows, paper, csv.name)
     if not len(rows):
         assert "Not run yet" in kp.render_markdown(rows, paper, csv.name)
+
+
+def _finding_row(kept: int, solves: float, step: float, grad: float) -> dict:
+    row = {"problem": "hartmann", "dim": 6, "n": 300, "profiler": "sample", "fantasy_cache": kept,
+           "profiled_total_s": 100.0, "flops_grad_mean_cache": 98.0, "flops_grad_model": 100.0,
+           "step_cpu_s": step, "eval_grad_cpu_s": grad}  # fmt: skip
+    row |= {f"s_{s}": 0.0 for s in kp.CATEGORIES.values()}
+    row |= {"s_solves": solves, "s_other": 100.0 - solves}
+    return row
+
+
+def test_the_findings_name_the_largest_category_and_the_kept_cache_speed_up():
+    rows = pd.DataFrame([_finding_row(0, 90.0, 900.0, 1.2), _finding_row(1, 20.0, 75.0, 0.06)])
+    text = "\n".join(kp.findings_lines(rows))
+    assert "without the cache the largest category is posterior solves (90% " in text
+    assert "is 98% of a gradient evaluation's flops" in text
+    assert "the plain step 900 → 75 CPU s (12.0× faster)" in text
+    assert "one gradient evaluation 1.2 → 0.06 CPU s (20.0×)" in text
+    assert "the largest category is then other (80%)" in text
+    assert kp.findings_lines(rows.iloc[1:]) == []  # no plain row: nothing to say

@@ -794,6 +794,42 @@ def _pct(x: float, total: float) -> str:
     return f"{100.0 * x / total:.1f}" if total > 0 else "—"
 
 
+def findings_lines(rows: pd.DataFrame) -> list[str]:
+    """What the rows say, per (problem, n) and profiler that ran on both paths: the plain
+    step's largest category and the mean cache's share of its formula flops, and the step and
+    per-tree CPU with the fantasy mean cache kept against without (numbers from ``rows``)."""
+    out: list[str] = []
+    for (problem, dim, n, profiler), g in rows.groupby(["problem", "dim", "n", "profiler"]):
+        plain, kept = g[g["fantasy_cache"] == 0], g[g["fantasy_cache"] == 1]
+        if not len(plain):
+            continue
+        p = plain.iloc[-1]
+        shares = {
+            c: float(p[f"s_{s}"]) / float(p["profiled_total_s"]) for c, s in CATEGORIES.items()
+        }
+        top = max(shares, key=shares.__getitem__)
+        text = (f"- {problem} (d = {dim}), n = {n}, {profiler}: without the cache the largest "
+                f"category is {top} ({shares[top]:.0%} of the profiled step); by the formula the "
+                "fantasy mean cache, solved anew at each evaluation, is "
+                f"{p['flops_grad_mean_cache'] / p['flops_grad_model']:.0%} of a gradient "
+                "evaluation's flops.")  # fmt: skip
+        if len(kept):
+            k = kept.iloc[-1]
+            step = (f"the plain step {p['step_cpu_s']:.0f} → {k['step_cpu_s']:.0f} CPU s "
+                    f"({p['step_cpu_s'] / k['step_cpu_s']:.1f}× faster), "
+                    if np.isfinite(p["step_cpu_s"]) and np.isfinite(k["step_cpu_s"]) else "")  # fmt: skip
+            ks = {
+                c: float(k[f"s_{s}"]) / float(k["profiled_total_s"]) for c, s in CATEGORIES.items()
+            }
+            ktop = max(ks, key=ks.__getitem__)
+            text += (f" With it kept: {step}one gradient evaluation "
+                     f"{p['eval_grad_cpu_s']:.3g} → {k['eval_grad_cpu_s']:.3g} CPU s "
+                     f"({p['eval_grad_cpu_s'] / k['eval_grad_cpu_s']:.1f}×); the largest category "
+                     f"is then {ktop} ({ks[ktop]:.0%}).")  # fmt: skip
+        out.append(text)
+    return ["", "## Findings", "", *out] if out else []
+
+
 def render_markdown(rows: pd.DataFrame, paper: Mapping[str, int] | None = None,
                     csv_name: str = "kg-profile.csv") -> str:  # fmt: skip
     """docs/kg-profile.md from the table (every number comes from ``rows``)."""
@@ -893,6 +929,7 @@ def render_markdown(rows: pd.DataFrame, paper: Mapping[str, int] | None = None,
             f"{_pct(r.flops_grad_mean_cache, r.flops_grad_model)} | {r.gflops_grad:.3g} / "
             f"{r.gflops_raw:.3g} | {r.gemm_gflops:.3g} | {bound} ({ratio:.0%}) |"
         )
+    lines += findings_lines(rows)
     v = rows.iloc[-1]
     lines += ["", f"Libraries (last row): torch {v.torch}, BoTorch {v.botorch}, GPyTorch "
               f"{v.gpytorch}, linear_operator {v.linear_operator}, SciPy {v.scipy}."]  # fmt: skip
