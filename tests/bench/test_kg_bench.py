@@ -161,3 +161,14 @@ def test_the_fantasy_cache_column_is_decided_by_the_pre_registered_rule():
     lost = same.assign(kg_ref=same.v0 + 0.1)
     page = render_markdown(pd.concat([rows[rows.column == "current"], lost, control]))
     assert "Verdict: stays off: loses KG gain" in page
+
+
+@pytest.mark.parametrize("page", ["kg-fantasy-cache", "kg-fantasy-cache-speed"])
+def test_the_fantasy_cache_pages_are_generated_from_their_tables(page):
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    rows = pd.read_csv(docs / f"{page}.csv")
+    text = (docs / f"{page}.md").read_text()
+    title = text.splitlines()[0].removeprefix("# ")
+    assert text == render_markdown(rows, title)

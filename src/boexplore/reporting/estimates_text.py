@@ -241,6 +241,21 @@ def estimate_kg_cheap(repo: Path, configfile: str) -> str:
     return f"{total / 3600:,.0f} CPU-hours"
 
 
+def estimate_kg_plain(repo: Path, configfile: str) -> str:
+    """The config's total with qKG on BoTorch's own path (``bo.kg_fantasy_cache`` off)."""
+    import copy
+
+    from boexplore.pipeline import cost
+    from boexplore.workflow_config import load_config
+
+    config = copy.deepcopy(load_config(repo / configfile))
+    for bo in (config.get("bo", {}), *(config.get("bo", {}).get("by_method", {}) or {}).values()):
+        bo.pop("kg_fantasy_cache", None)
+        (bo.get("extra") or {}).pop("kg_fantasy_cache", None)
+    total = sum(j.cpu_s for j in cost.workflow_job_costs(config, cost.config_calibration(config)))
+    return f"{total / 3600:,.0f} CPU-hours"
+
+
 def _now(repo: Path, timing: str, factor: float) -> float | None:
     """Today's plan-line wall for the run recorded in ``timing``, times a CPU factor."""
     path = repo / timing

@@ -38,6 +38,7 @@ from boexplore.reporting.estimates_text import (
     cpu_speed_table,
     estimate_guard_without_override,
     estimate_kg_cheap,
+    estimate_kg_plain,
     estimate_method_hours,
     estimate_other_methods,
     estimate_text,
@@ -272,6 +273,7 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "kg-memory": lambda repo: _kg_memory(repo),
     "estimate-paper-kg": lambda repo: estimate_method_hours(repo, "config/paper.yaml", "kg"),
     "estimate-paper-kg-cheap": lambda repo: estimate_kg_cheap(repo, "config/paper.yaml"),
+    "estimate-paper-kg-plain": lambda repo: estimate_kg_plain(repo, "config/paper.yaml"),
     "estimate-paper-others": lambda repo: estimate_other_methods(repo, "config/paper.yaml", "kg"),
     "estimate-paper-kg-guard": lambda repo: estimate_guard_without_override(
         repo, "config/paper.yaml", "kg"
