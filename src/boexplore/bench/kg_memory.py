@@ -122,14 +122,20 @@ def _key(row: dict[str, Any] | pd.Series) -> tuple[Any, ...]:
     return tuple(str(row[k]) for k in KEY)
 
 
-def read_rows(csv: Path) -> pd.DataFrame:
-    """The measured rows (``rep`` 0 where the file predates repeats)."""
+def read_all_rows(csv: Path) -> pd.DataFrame:
+    """Every measured row, both paths (``rep`` and ``fantasy_cache`` 0 where the file predates
+    the column)."""
     rows = pd.read_csv(csv)
-    for col in ("rep", "fantasy_cache"):  # files made before the column: 0
+    for col in ("rep", "fantasy_cache"):
         if col not in rows:
             rows[col] = 0
         rows[col] = rows[col].fillna(0).astype(int)
     return rows
+
+
+def read_rows(csv: Path) -> pd.DataFrame:
+    """The rows of BoTorch's qKG path (what the memory model and the plain cost terms fit)."""
+    return split_paths(read_all_rows(csv))[0]
 
 
 def split_paths(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -391,7 +397,10 @@ def kept_lines(plain_steps: pd.DataFrame, kept: pd.DataFrame) -> list[str]:
              "(`bo/acquisition/fantasy_cache.py`: GPyTorch's bordered solve instead of one "
              "Cholesky factorisation of the conditioned kernel matrix per fantasy at every "
              "evaluation; values and gradients equal to rounding). BoTorch's step: the mean of "
-             "the rows above at the same cell.", "",
+             "the rows above at the same cell. CPU is process CPU time, and the two paths' rows "
+             "may come from different days and machine loads; a same-load paired comparison "
+             "(n = 20–80) is in [qKG fantasy cache: paired speed](kg-fantasy-cache-speed.md).",
+             "",
              "| problem | d | n | CPU s (kept) | CPU s (BoTorch) | speed-up | peak MB (kept) | "
              "peak MB (BoTorch) |", "|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for (problem, dim, n), g in kept.groupby(cell):
@@ -503,13 +512,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.calibrate is not None:
         write_calibration(cpu_calibration(read_rows(args.out)), args.calibrate)
     if args.calibrate_kept is not None:
-        fit = cpu_calibration_kept(read_rows(args.out), args.kept_shard)
+        fit = cpu_calibration_kept(read_all_rows(args.out), args.kept_shard)
         write_kept_calibration(fit, args.calibrate_kept)
     if args.report is not None:
-        atomic_write_text(render_markdown(read_rows(args.out)), args.report)
+        atomic_write_text(render_markdown(read_all_rows(args.out)), args.report)
     if args.calibrate is not None or args.calibrate_kept is not None or args.report is not None:
         return 0
-    rows = read_rows(args.out) if args.out.exists() else pd.DataFrame(columns=KEY)
+    rows = read_all_rows(args.out) if args.out.exists() else pd.DataFrame(columns=KEY)
     done = {_key(r) for _, r in rows.iterrows()}
     for spec in grid(args.sizes, rep=args.rep, fantasy_cache=args.fantasy_cache):
         if spec["kind"] not in args.kinds or _key(spec) in done:
