@@ -239,7 +239,7 @@ def test_op_flops_of_single_ops():
 def test_paper_settings_come_from_the_config(tmp_path):
     assert kp.paper_settings(REPO / "config/paper.yaml") == {
         "fantasies": 64, "num_restarts": 10, "raw_samples": 1024, "maxiter": kp.STEP_MAXITER,
-        "fantasy_cache": 0,
+        "fantasy_cache": 1,
     }  # fmt: skip
     text = (REPO / "config/paper.yaml").read_text()
     other = tmp_path / "other.yaml"
