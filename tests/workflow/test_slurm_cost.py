@@ -202,7 +202,8 @@ def test_cost_classes_come_from_the_method_registry() -> None:
 def test_per_method_settings_change_that_methods_cost_only(paper) -> None:
     """``bo.by_method`` enters the cost model for its method and leaves the others alone."""
     cheap = copy.deepcopy(paper)
-    cheap["bo"]["by_method"] = {"kg": {"num_restarts": 5, "raw_samples": 512}}
+    kg = paper["bo"].get("by_method", {}).get("kg", {})
+    cheap["bo"]["by_method"] = {"kg": {**kg, "num_restarts": 5, "raw_samples": 512}}
     base_kg, cut_kg = (cost.bo_job_cost(c, "hartmann6", "kg", 1).cpu_s for c in (paper, cheap))
     base_ei, same_ei = (cost.bo_job_cost(c, "hartmann6", "logei", 1).cpu_s for c in (paper, cheap))
     assert cut_kg < 0.75 * base_kg
