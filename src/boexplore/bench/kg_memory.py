@@ -415,19 +415,24 @@ def kept_lines(plain_steps: pd.DataFrame, kept: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _bench_steps(rows: pd.DataFrame) -> pd.DataFrame:
+    """The full steps (restarts one at a time) of ``rows`` as rows of a ``bench.kg`` table."""
+    steps = rows[(rows["kind"] == "step") & (rows["batch"] == 1)]
+    new = pd.DataFrame({"problem": steps["problem"], "dim": steps["dim"], "n": steps["n"],
+                        "seed": steps["seed"], "opt_seed": steps["seed"], "column": "current",
+                        "fantasies": steps["fantasies"], "num_restarts": steps["num_restarts"],
+                        "raw_samples": steps["raw_samples"], "cpu_s": steps["acq_cpu_s"]})  # fmt: skip
+    return new
+
+
 def cpu_calibration(rows: pd.DataFrame, speed_csv: Path = Path("docs/kg-speed.csv")) -> dict:
     """The cost model's qKG CPU terms refitted on the pilot's steps (``docs/kg-speed.csv``,
     n = 20-80) plus the full steps here (n = 100-500, restarts one at a time)."""
     from boexplore.bench.kg import cost_fit
 
     speed = pd.read_csv(speed_csv)
-    rows = split_paths(rows)[0]
-    steps = rows[(rows["kind"] == "step") & (rows["batch"] == 1)]
-    new = pd.DataFrame({"problem": steps["problem"], "dim": steps["dim"], "n": steps["n"],
-                        "seed": steps["seed"], "opt_seed": steps["seed"], "column": "current",
-                        "fantasies": steps["fantasies"], "num_restarts": steps["num_restarts"],
-                        "raw_samples": steps["raw_samples"], "cpu_s": steps["acq_cpu_s"]})  # fmt: skip
-    return cost_fit(pd.concat([speed, new], ignore_index=True), curvature=True)
+    return cost_fit(pd.concat([speed, _bench_steps(split_paths(rows)[0])], ignore_index=True),
+                    curvature=True)  # fmt: skip
 
 
 def cpu_calibration_kept(rows: pd.DataFrame, shard_csv: Path | None = None) -> dict:
@@ -436,13 +441,7 @@ def cpu_calibration_kept(rows: pd.DataFrame, shard_csv: Path | None = None) -> d
     the share that does not scale with the fantasies is not measured on this path (nan)."""
     from boexplore.bench.kg import FANTASY_CACHE, cost_fit
 
-    steps = split_paths(rows)[1]
-    steps = steps[(steps["kind"] == "step") & (steps["batch"] == 1)]
-    new = pd.DataFrame({"problem": steps["problem"], "dim": steps["dim"], "n": steps["n"],
-                        "seed": steps["seed"], "opt_seed": steps["seed"], "column": "current",
-                        "fantasies": steps["fantasies"], "num_restarts": steps["num_restarts"],
-                        "raw_samples": steps["raw_samples"], "cpu_s": steps["acq_cpu_s"]})  # fmt: skip
-    parts = [new]
+    parts = [_bench_steps(split_paths(rows)[1])]
     if shard_csv is not None:
         shard = pd.read_csv(shard_csv)
         parts.append(shard[shard["column"] == FANTASY_CACHE].assign(column="current"))
