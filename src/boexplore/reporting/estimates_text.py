@@ -225,11 +225,18 @@ def estimate_method_hours(repo: Path, configfile: str, method: str) -> str:
     return f"{_bo_hours_by_method(repo, configfile).get(method, 0.0):,.0f} CPU-hours"
 
 
+def _total_hours(config: dict) -> str:
+    """A config's total CPU-hours under the cost model, as the docs print it."""
+    from boexplore.pipeline import cost
+
+    total = sum(j.cpu_s for j in cost.workflow_job_costs(config, cost.config_calibration(config)))
+    return f"{total / 3600:,.0f} CPU-hours"
+
+
 def estimate_kg_cheap(repo: Path, configfile: str) -> str:
     """The config's total with qKG at 32 fantasies and half the optimiser effort."""
     import copy
 
-    from boexplore.pipeline import cost
     from boexplore.workflow_config import load_config
 
     config = copy.deepcopy(load_config(repo / configfile))
@@ -237,23 +244,20 @@ def estimate_kg_cheap(repo: Path, configfile: str) -> str:
     bo = config.setdefault("bo", {})
     by_method = bo.setdefault("by_method", {})
     by_method["kg"] = {**by_method.get("kg", {}), "num_restarts": 5, "raw_samples": 512}
-    total = sum(j.cpu_s for j in cost.workflow_job_costs(config, cost.config_calibration(config)))
-    return f"{total / 3600:,.0f} CPU-hours"
+    return _total_hours(config)
 
 
 def estimate_kg_plain(repo: Path, configfile: str) -> str:
     """The config's total with qKG on BoTorch's own path (``bo.kg_fantasy_cache`` off)."""
     import copy
 
-    from boexplore.pipeline import cost
     from boexplore.workflow_config import load_config
 
     config = copy.deepcopy(load_config(repo / configfile))
     for bo in (config.get("bo", {}), *(config.get("bo", {}).get("by_method", {}) or {}).values()):
         bo.pop("kg_fantasy_cache", None)
         (bo.get("extra") or {}).pop("kg_fantasy_cache", None)
-    total = sum(j.cpu_s for j in cost.workflow_job_costs(config, cost.config_calibration(config)))
-    return f"{total / 3600:,.0f} CPU-hours"
+    return _total_hours(config)
 
 
 def _now(repo: Path, timing: str, factor: float) -> float | None:
