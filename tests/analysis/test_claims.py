@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from synthetic import DEFAULT_LEVELS, synthetic_metrics, zero_oe_estimator
 
 from boexplore.analysis.claimkit.verdict import (
     MISSING,
@@ -21,7 +22,6 @@ from boexplore.analysis.paper1.claims import (
     write_claims,
 )
 from boexplore.analysis.pipeline import run_analysis, write_tables
-from boexplore.analysis.synthetic import DEFAULT_LEVELS, synthetic_metrics, zero_oe_estimator
 from boexplore.metrics.oe_baseline import UniformOEBaseline
 
 BASE = {"n_boot": 50, "c8_n_boot": 400, "power": {"n_sim": 60}, "oe_baseline": {"n_rep": 1}}

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
+from synthetic import synthetic_metrics, zero_oe_estimator
 
-from boexplore.analysis.synthetic import synthetic_metrics, zero_oe_estimator
 from boexplore.metrics.oe_baseline import UniformOEBaseline, add_oe_rel
 
 

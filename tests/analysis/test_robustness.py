@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from boexplore.analysis.boundary import boundary_share, boundary_table
+from boexplore.analysis.claimkit.prefixes import holds_from
 from boexplore.analysis.claimkit.stats import (
     min_attainable_p,
     paired_t_two_sided,
@@ -29,7 +30,6 @@ from boexplore.analysis.paper1.claims_release import (
     released_claims,
     write_released_claims,
 )
-from boexplore.analysis.claimkit.prefixes import holds_from
 from boexplore.analysis.paper1.robustness import decisions
 from boexplore.analysis.paper1.sensitivity import range_text
 from boexplore.analysis.paper1.views import final_at_fraction, final_at_steps, resample_seeds

@@ -126,6 +126,12 @@ def hierarchical_bootstrap_ci(
     return (point, float(lo), float(hi))
 
 
+def _finite(diff: np.ndarray) -> np.ndarray:
+    """The finite paired differences of ``diff`` as floats (every paired test drops NaNs)."""
+    d = np.asarray(diff, dtype=float)
+    return d[np.isfinite(d)]
+
+
 def paired_t_two_sided(diff: np.ndarray) -> tuple[float, float]:
     """Two-sided one-sample t-test of paired differences: ``(p_value, mean)``.
 
@@ -133,8 +139,7 @@ def paired_t_two_sided(diff: np.ndarray) -> tuple[float, float]:
     differences give p = 0 (the direction is the sign of the mean); all-zero
     differences give p = 1.
     """
-    d = np.asarray(diff, dtype=float)
-    d = d[np.isfinite(d)]
+    d = _finite(diff)
     if d.size == 0:
         return (1.0, np.nan)
     mean = float(d.mean())
@@ -156,8 +161,7 @@ def wilcoxon_two_sided(diff: np.ndarray) -> tuple[float, float]:
     Holm-corrected rank test may be unable to decide at few seeds. No non-zero
     difference gives p = 1.
     """
-    d = np.asarray(diff, dtype=float)
-    d = d[np.isfinite(d)]
+    d = _finite(diff)
     if d.size == 0:
         return (1.0, np.nan)
     mean = float(d.mean())
@@ -172,8 +176,7 @@ def sign_test_two_sided(diff: np.ndarray) -> tuple[float, float]:
 
     Zeros are dropped; p cannot go below 2^(1-n) with n non-zero differences.
     """
-    d = np.asarray(diff, dtype=float)
-    d = d[np.isfinite(d)]
+    d = _finite(diff)
     if d.size == 0:
         return (1.0, np.nan)
     pos, neg = int((d > 0).sum()), int((d < 0).sum())
