@@ -8,7 +8,8 @@ with the rules and prefixes of ``analysis.robustness`` fixed before results:
 * **budget curves** (issue 28): the verdict, its statistic and interval at each
   budget prefix (fractions of every run's own budget, and fixed numbers of BO
   iterations after the initial design); ``holds_from`` = the smallest fraction
-  from which every larger prefix reproduces the claim;
+  from which every larger prefix reproduces the claim (the summary is paper-agnostic:
+  :mod:`boexplore.analysis.claimkit.prefixes`);
 * **non-parametric column** (issue 27): the same rule with a two-sided exact
   Wilcoxon (or sign) test per unit instead of the t-test;
 * **stability** (issue 22): seeds resampled with replacement per problem (jointly
