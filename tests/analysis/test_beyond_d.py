@@ -6,13 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from analysis.test_claims import BASE, GOOD, LEVELS, VARIANTS
+from synthetic import synthetic_metrics, zero_oe_estimator
 
-from boexplore.analysis.claims import OE_UNDEFINED, claims_report
-from boexplore.analysis.claims_release import released_claims
-from boexplore.analysis.oe_baseline import UniformOEBaseline
+from boexplore.analysis.claimkit.verdict import NOT_REPRODUCED, REPRODUCED
+from boexplore.analysis.paper1.claims import OE_UNDEFINED, claims_report
+from boexplore.analysis.paper1.claims_release import released_claims
 from boexplore.analysis.pipeline import run_analysis
-from boexplore.analysis.synthetic import synthetic_metrics, zero_oe_estimator
-from boexplore.analysis.verdict import NOT_REPRODUCED, REPRODUCED
+from boexplore.metrics.oe_baseline import UniformOEBaseline
 
 # small dimensions so that T points can lie past d: "high d" is d >= 6 here
 SPLIT = {"low_d_max": 3, "high_d_min": 6}

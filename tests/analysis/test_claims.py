@@ -3,13 +3,9 @@
 import numpy as np
 import pandas as pd
 import pytest
+from synthetic import DEFAULT_LEVELS, synthetic_metrics, zero_oe_estimator
 
-from boexplore.analysis.claims import build_claims, claims_markdown, claims_report, write_claims
-from boexplore.analysis.config import analysis_config
-from boexplore.analysis.oe_baseline import UniformOEBaseline
-from boexplore.analysis.pipeline import run_analysis, write_tables
-from boexplore.analysis.synthetic import DEFAULT_LEVELS, synthetic_metrics, zero_oe_estimator
-from boexplore.analysis.verdict import (
+from boexplore.analysis.claimkit.verdict import (
     MISSING,
     NOT_REPRODUCED,
     REPRODUCED,
@@ -18,6 +14,15 @@ from boexplore.analysis.verdict import (
     combine,
     interval_verdict,
 )
+from boexplore.analysis.config import analysis_config
+from boexplore.analysis.paper1.claims import (
+    build_claims,
+    claims_markdown,
+    claims_report,
+    write_claims,
+)
+from boexplore.analysis.pipeline import run_analysis, write_tables
+from boexplore.metrics.oe_baseline import UniformOEBaseline
 
 BASE = {"n_boot": 50, "c8_n_boot": 400, "power": {"n_sim": 60}, "oe_baseline": {"n_rep": 1}}
 VARIANTS = {

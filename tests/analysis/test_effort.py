@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from boexplore.analysis.effort import DIFFERENT, EQUIVALENT, effort_rows, equivalence
-from boexplore.analysis.verdict import MISSING, NOT_REPRODUCED, REPRODUCED
+from boexplore.analysis.claimkit.verdict import MISSING, NOT_REPRODUCED, REPRODUCED
+from boexplore.analysis.paper1.effort import DIFFERENT, EQUIVALENT, effort_rows, equivalence
 
 CFG = {"primary_metric": "otsd_norm",
        "effort_check": {"problem": "p", "base": "logei", "alt": "logei_effort",

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
+from synthetic import synthetic_metrics, zero_oe_estimator
 
-from boexplore.analysis.oe_baseline import UniformOEBaseline, add_oe_rel
-from boexplore.analysis.synthetic import synthetic_metrics, zero_oe_estimator
+from boexplore.metrics.oe_baseline import UniformOEBaseline, add_oe_rel
 
 
 def test_uniform_baseline_matches_reference_values():

@@ -1,5 +1,6 @@
 import pandas as pd
 import pytest
+from synthetic import DEFAULT_LEVELS, synthetic_metrics
 
 from boexplore.analysis.paper_order import (
     DEFAULT_GROUPS,
@@ -9,7 +10,6 @@ from boexplore.analysis.paper_order import (
     paper_levels,
 )
 from boexplore.analysis.summaries import cell_medians, final_rows
-from boexplore.analysis.synthetic import DEFAULT_LEVELS, synthetic_metrics
 from boexplore.analysis.taxonomy import taxonomy
 
 

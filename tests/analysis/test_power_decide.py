@@ -7,17 +7,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from boexplore.analysis.decide import classify_units, paired_units, summarize_part
-from boexplore.analysis.performance import chance_concave_interior, curvature_bootstrap
-from boexplore.analysis.power import (
+from boexplore.analysis.claimkit.decide import classify_units, paired_units, summarize_part
+from boexplore.analysis.claimkit.power import (
     correlation_cells_needed,
     interval_problems_needed,
     seeds_problems_needed,
     simulate_decisions,
 )
-from boexplore.analysis.stats import bootstrap_ci, hierarchical_bootstrap_ci, paired_t_two_sided
+from boexplore.analysis.claimkit.stats import (
+    bootstrap_ci,
+    hierarchical_bootstrap_ci,
+    paired_t_two_sided,
+)
+from boexplore.analysis.claimkit.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED, Rule
+from boexplore.analysis.performance import chance_concave_interior, curvature_bootstrap
 from boexplore.analysis.variants import mechanism_activity
-from boexplore.analysis.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED, Rule
 
 RULE = Rule()
 

@@ -17,22 +17,23 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from boexplore.analysis.boundary import boundary_share, boundary_table
-from boexplore.analysis.claims_release import (
-    ROBUST_COLUMNS,
-    released_claims,
-    write_released_claims,
-)
-from boexplore.analysis.robustness import decisions, holds_from
-from boexplore.analysis.sensitivity import range_text
-from boexplore.analysis.stats import (
+from boexplore.analysis.claimkit.prefixes import holds_from
+from boexplore.analysis.claimkit.stats import (
     min_attainable_p,
     paired_t_two_sided,
     sign_test_two_sided,
     wilcoxon_two_sided,
 )
+from boexplore.analysis.claimkit.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
+from boexplore.analysis.paper1.claims_release import (
+    ROBUST_COLUMNS,
+    released_claims,
+    write_released_claims,
+)
+from boexplore.analysis.paper1.robustness import decisions
+from boexplore.analysis.paper1.sensitivity import range_text
+from boexplore.analysis.paper1.views import final_at_fraction, final_at_steps, resample_seeds
 from boexplore.analysis.summaries import final_rows
-from boexplore.analysis.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
-from boexplore.analysis.views import final_at_fraction, final_at_steps, resample_seeds
 from boexplore.workflow_config import is_excluded
 
 FAST = {
@@ -133,7 +134,7 @@ def test_seed_resample_keeps_pairs():
 )
 def test_budget_trend_says_what_the_prefixes_decided(decs, start):
     """A claim undecided at every prefix is not called 'not reproduced'."""
-    from boexplore.analysis.robustness import budget_summary
+    from boexplore.analysis.claimkit.prefixes import budget_summary
 
     curves = pd.DataFrame(
         {"claim_id": "C", "variant": "", "part": "", "prefix_kind": "fraction",
@@ -218,7 +219,7 @@ def test_sensitivity_names_the_beta_that_breaks_c5(designed):
 
 
 def test_a_variant_row_is_decided_under_its_own_setting():
-    from boexplore.analysis.sensitivity import variant_default_setting
+    from boexplore.analysis.paper1.sensitivity import variant_default_setting
 
     claims = pd.DataFrame(
         {
@@ -264,8 +265,8 @@ def test_shuffled_labels_never_give_a_stable_reproduction():
     f = r.final.copy()
     for _, idx in f.groupby(["problem", "seed"]).groups.items():
         f.loc[idx, "method"] = rng.permutation(f.loc[idx, "method"].to_numpy())
-    from boexplore.analysis.robustness import stability
-    from boexplore.analysis.views import rederive
+    from boexplore.analysis.paper1.robustness import stability
+    from boexplore.analysis.paper1.views import rederive
 
     shuffled = rederive(r, f, 100)
     full = decisions(shuffled)
@@ -337,8 +338,8 @@ def test_sensitivity_cells_run_on_every_problem_of_the_replicate_config():
 )
 def test_tie_margin_only_moves_a_unit_towards_for(diffs, m1, m2):
     """A larger C3 margin never turns a unit against the claim (non-inferiority is monotone)."""
-    from boexplore.analysis.decide import classify_units, paired_units
-    from boexplore.analysis.verdict import Rule
+    from boexplore.analysis.claimkit.decide import classify_units, paired_units
+    from boexplore.analysis.claimkit.verdict import Rule
 
     d = np.asarray(diffs)
     final = pd.DataFrame(

@@ -9,22 +9,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boexplore.analysis.markdown import markdown_cell, markdown_table
-from boexplore.analysis.paper2_claims import (
+from boexplore.analysis.claimkit.markdown import markdown_cell, markdown_table
+from boexplore.analysis.claimkit.stats import paired_ratio_ci, spearman_ci
+from boexplore.analysis.claimkit.verdict import (
+    NOT_REPRODUCED,
+    REPRODUCED,
+    UNDECIDED,
+    interval_verdict,
+    upper_interval_verdict,
+)
+from boexplore.analysis.paper2.claims import (
     Paper2Evidence,
     claim_p2_c2,
     claim_p2_c3,
     claim_p2_c4,
     claim_p2_c5,
     claims_table,
-)
-from boexplore.analysis.stats import paired_ratio_ci, spearman_ci
-from boexplore.analysis.verdict import (
-    NOT_REPRODUCED,
-    REPRODUCED,
-    UNDECIDED,
-    interval_verdict,
-    upper_interval_verdict,
 )
 from boexplore.io import atomic_write_text
 

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boexplore.analysis.stats import (
+from boexplore.analysis.claimkit.stats import (
     adjust_pvalues,
     benjamini_hochberg,
     binomial_ci,
@@ -68,7 +68,7 @@ def test_binomial_ci():
 def test_t_interval_matches_scipy_and_needs_two_differences():
     from scipy import stats as sps
 
-    from boexplore.analysis.stats import t_interval
+    from boexplore.analysis.claimkit.stats import t_interval
 
     d = np.array([0.3, -0.1, 0.4, 0.2, np.nan])
     mean, lo, hi = t_interval(d)

@@ -1,9 +1,9 @@
 import numpy as np
 import pandas as pd
 import pytest
+from synthetic import synthetic_metrics
 
 from boexplore.analysis.summaries import final_rows
-from boexplore.analysis.synthetic import synthetic_metrics
 from boexplore.analysis.taxonomy import (
     dimension_subsets,
     dominance,

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from synthetic import synthetic_trace
 
-from boexplore.analysis.synthetic import synthetic_trace
 from boexplore.analysis.tours import (
     distance_matrix,
     held_karp,

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from boexplore.analysis.claimkit.verdict import MISSING, NOT_REPRODUCED, REPRODUCED
 from boexplore.analysis.config import analysis_config
-from boexplore.analysis.uses import references_from_metrics, run_table
-from boexplore.analysis.uses_claims import uses_rows
-from boexplore.analysis.verdict import MISSING, NOT_REPRODUCED, REPRODUCED
+from boexplore.analysis.uses.claims import uses_rows
+from boexplore.analysis.uses.inputs import references_from_metrics, run_table
 from boexplore.metrics.scoring import score_trace
 
 TUNE = {"t1": 3, "t2": 4, "t3": 3}

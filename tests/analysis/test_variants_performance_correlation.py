@@ -1,6 +1,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from synthetic import synthetic_metrics
 
 from boexplore.analysis.correlation import otsd_oe_correlation, per_problem_correlation
 from boexplore.analysis.performance import nonmonotone_test, per_problem_shape
@@ -12,7 +13,6 @@ from boexplore.analysis.summaries import (
     summarize_final,
     trajectory_summary,
 )
-from boexplore.analysis.synthetic import synthetic_metrics
 from boexplore.analysis.variants import (
     effect_summary,
     match_variants,

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boexplore.analysis.oe_baseline import UniformOEBaseline
 from boexplore.cli import main
 from boexplore.compare import load_reference, load_user_traces, place, score_points
 from boexplore.compare.core import percentile
+from boexplore.metrics.oe_baseline import UniformOEBaseline
 from boexplore.metrics.scoring import metrics_table
 
 D, T = 3, 24

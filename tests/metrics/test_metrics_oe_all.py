@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.oe_baseline import UniformOEBaseline, add_oe_rel
 from boexplore.metrics import observation_entropy, score_trace
+from boexplore.metrics.oe_baseline import UniformOEBaseline, add_oe_rel
 
 
 def _trace(X: np.ndarray) -> pd.DataFrame:

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from boexplore.analysis.paper2_claims import COLUMNS, claims_table, to_markdown
-from boexplore.analysis.paper2_summary import e1_per_seed
+from boexplore.analysis.paper2.claims import COLUMNS, claims_table, to_markdown
+from boexplore.analysis.paper2.summary import e1_per_seed
 from boexplore.parametric.cli import _parse_overrides
 from boexplore.parametric.continuous import run_continuous
 from boexplore.parametric.policies import make_policy
@@ -127,7 +127,7 @@ def test_coverage_claim_needs_failing_controls_and_an_informative_band():
 
 
 def test_lambda_regret_row_uses_paired_seeds():
-    from boexplore.analysis.paper2_claims import lambda_regret_row
+    from boexplore.analysis.paper2.claims import lambda_regret_row
 
     rng = np.random.default_rng(0)
     base = rng.uniform(5, 10, 12)
@@ -221,7 +221,7 @@ def test_job_files_counts_and_disable():
 
 def test_no_python_copy_of_schema_defaults():
     """Claim thresholds and experiment settings fall back to the schema, nothing else."""
-    from boexplore.analysis.paper2_claims import DEFAULTS
+    from boexplore.analysis.paper2.claims import DEFAULTS
     from boexplore.schema import load_schema
 
     claims = load_schema("parametric")["properties"]["claims"]["properties"]

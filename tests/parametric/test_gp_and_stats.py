@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boexplore.analysis.stats import bootstrap_ci
+from boexplore.analysis.claimkit.stats import bootstrap_ci
 from boexplore.parametric.kernels import DomainKernel, posterior, sample_posterior
 from boexplore.parametric.stats import entropy, loglog_slope
 
@@ -53,7 +53,7 @@ def test_bootstrap_ci_covers_and_entropy():
 def test_incumbent_fraction():
     import pandas as pd
 
-    from boexplore.analysis.paper2_summary import incumbent_fraction
+    from boexplore.analysis.paper2.summary import incumbent_fraction
 
     g = pd.DataFrame(
         {

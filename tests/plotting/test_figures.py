@@ -2,12 +2,12 @@ import json
 
 import matplotlib.pyplot as plt
 import pytest
+from synthetic import synthetic_metrics, synthetic_trace, zero_oe_estimator
 
-from boexplore.analysis.claims import build_claims
-from boexplore.analysis.oe_baseline import UniformOEBaseline
+from boexplore.analysis.paper1.claims import build_claims
 from boexplore.analysis.pipeline import run_analysis, write_tables
-from boexplore.analysis.synthetic import synthetic_metrics, synthetic_trace, zero_oe_estimator
 from boexplore.analysis.tours import trace_tour_quality
+from boexplore.metrics.oe_baseline import UniformOEBaseline
 from boexplore.plotting import (
     method_colors,
     plot_exploration_vs_dimension,

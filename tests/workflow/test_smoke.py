@@ -127,8 +127,8 @@ def test_report_in_headless_chromium(smoke_report) -> None:
 
 def test_compare_places_a_smoke_trace(smoke_dir, tmp_path) -> None:
     """`boexplore compare` on a run's own trace reproduces that run's reference scores."""
-    from boexplore.analysis.oe_baseline import UniformOEBaseline
     from boexplore.compare import load_reference, load_user_traces, place
+    from boexplore.metrics.oe_baseline import UniformOEBaseline
 
     ref = load_reference(smoke_dir / "results/smoke", "branin", 2)
     trace = smoke_dir / "results/smoke/runs/branin/logei/seed0.parquet"

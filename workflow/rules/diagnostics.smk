@@ -1,7 +1,7 @@
 # Paper 1's uses (issue 24): the exploration monitor's reference table (tune-half problems of
 # analysis.uses; the release copy is shipped as src/boexplore/diagnostics/references.csv) and
 # the diagnostics figure of the report (monitor timelines with states and stop points).
-# The P1-U1..U3 claims rows are part of rule paper1_analysis (boexplore.analysis.uses_claims).
+# The P1-U1..U3 claims rows are part of rule paper1_analysis (boexplore.analysis.uses.claims).
 
 DIAG_REFERENCES = f"{TABLES}/exploration_references.csv"
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import pandas as pd
 
 from boexplore.analysis.boundary import boundary_table
-from boexplore.analysis.claims_release import released_claims, write_released_claims
+from boexplore.analysis.paper1.claims_release import released_claims, write_released_claims
+from boexplore.analysis.paper1.sensitivity import boundary_labels
 from boexplore.analysis.pipeline import run_analysis, write_tables
-from boexplore.analysis.sensitivity import boundary_labels
 from boexplore.analysis.variants import mechanism_activity_from_files
 from boexplore.pipeline.io import setup_job_logging
 

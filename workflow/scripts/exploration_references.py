@@ -3,7 +3,7 @@
 import pandas as pd
 
 from boexplore.analysis.config import analysis_config
-from boexplore.analysis.uses import split_problems
+from boexplore.analysis.uses.inputs import split_problems
 from boexplore.diagnostics.build import build_references, write_references
 from boexplore.pipeline.io import setup_job_logging
 

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from boexplore.analysis.config import analysis_config
-from boexplore.analysis.uses import example_timelines
+from boexplore.analysis.uses.inputs import example_timelines
 from boexplore.diagnostics.references import read_references
 from boexplore.pipeline.io import setup_job_logging
 from boexplore.plotting.diagnostics import plot_diagnostics

@@ -1,3 +1,3 @@
-"""Analysis of finished runs: paper 1 (summaries, taxonomy, OTSD-OE agreement, performance,
-variants, tours, claims with power needs) and paper 2 (``paper2_summary``, ``paper2_claims``,
-``paper2_tables``); shared statistics in ``stats`` and verdict rules in ``verdict``."""
+"""Analysis of finished runs: paper 1's analyses here (summaries, taxonomy, OTSD-OE agreement,
+performance, variants, tours), each paper's claims as declarations in ``paper1``, ``paper2``
+and ``uses`` over the paper-agnostic claim machinery of ``claimkit``."""

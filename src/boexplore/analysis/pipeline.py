@@ -2,7 +2,7 @@
 
 ``run_analysis`` returns all result tables in one object; ``write_tables``
 stores them under ``results/<run>/tables/``. The claims table is built from
-this object by :mod:`boexplore.analysis.claims`.
+this object by :mod:`boexplore.analysis.paper1.claims`.
 """
 
 from __future__ import annotations

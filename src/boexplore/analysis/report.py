@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from boexplore.analysis.claims import claims_report, write_claims
+from boexplore.analysis.paper1.claims import claims_report, write_claims
 from boexplore.analysis.pipeline import run_analysis
 from boexplore.analysis.variants import mechanism_activity_from_files
 

@@ -131,13 +131,6 @@ class PartialOrder:
         i, j = self.nodes.index(a), self.nodes.index(b)
         return bool(self.closure[i, j])
 
-    def class_of(self, label: str) -> int:
-        """Index of the equivalence class holding ``label``."""
-        for k, members in enumerate(self.classes):
-            if label in members:
-                return k
-        raise ValueError(f"unknown method {label!r}; known {self.nodes}")
-
     def hasse_edges(self) -> list[tuple[int, int]]:
         """Transitive reduction between classes: (upper class, lower class)."""
         k = len(self.classes)

@@ -115,7 +115,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boexplore.analysis.stats import t_interval
+from boexplore.analysis.claimkit.stats import t_interval
 from boexplore.bench.quality import parse_problem_arg
 from boexplore.io import atomic_write_text
 
@@ -466,7 +466,7 @@ def compare(rows: pd.DataFrame, base: str = "current") -> pd.DataFrame:
 def gain_ratios(rows: pd.DataFrame, base: str = "current", n_boot: int = 2000) -> pd.DataFrame:
     """Per (problem, column): mean KG gain over ``base``'s mean gain, paired over states
     (each state averaged over its optimiser seeds), with a 95 % paired bootstrap interval."""
-    from boexplore.analysis.stats import paired_ratio_ci
+    from boexplore.analysis.claimkit.stats import paired_ratio_ci
 
     rows = _with_opt_seed(rows).assign(gain=lambda r: r["kg_ref"] - r["v0"])
     gains = rows.groupby(["problem", "dim", *STATE[2:], "column"], sort=False)["gain"].mean()

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from boexplore.metrics.cli import add_bounds
+
 DEFAULT_REFERENCE = "results/default"
 
 
@@ -30,13 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--n", type=int, default=None, help="compare at this many points (default: "
                    "the shorter of your traces and the reference budget)")  # fmt: skip
-    p.add_argument(
-        "--bounds",
-        nargs="+",
-        type=float,
-        metavar="V",
-        help="search box to rescale to [0,1]^d: 'LO HI' for every dimension, or d lows then d highs",
-    )
+    add_bounds(p)
     p.add_argument("--x-columns", nargs="+", metavar="COL", help="columns holding the coordinates")
     p.add_argument("--figure", default="compare.png", help="figure path (default compare.png)")
     p.add_argument("--no-figure", action="store_true", help="do not write a figure")

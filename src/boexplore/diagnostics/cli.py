@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from boexplore.metrics.cli import add_bounds
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``diagnose`` sub-command."""
@@ -34,9 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--y-column", default="y", help="objective column (default y; absent: no incumbent)"
     )
     p.add_argument("--minimize", action="store_true", help="the objective is minimised")
-    p.add_argument(
-        "--bounds", nargs="+", type=float, metavar="V", help="search box, as in `boexplore metrics`"
-    )
+    add_bounds(p, "search box, as in `boexplore metrics`")
     p.add_argument("--method", help="method spec of the run, for the advice (e.g. ts)")
     p.add_argument("--figure", help="write the timeline figure here (.png; needs matplotlib)")
     p.add_argument("-o", "--output", help="write the timeline CSV here instead of printing it")

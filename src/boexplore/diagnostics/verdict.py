@@ -44,7 +44,7 @@ SHIPPED = "stop_verdict"
 #: the low-d and high-d sides the units are grouped into.
 LOW_D_MAX, HIGH_D_MIN = 10, 50
 #: Unit codes of ``claims_paper1_units.csv`` -> part names of ``claims_paper1_parts.csv``
-#: (as written by ``boexplore.analysis.uses_claims.use_u2``; a test checks the unit counts).
+#: (as written by ``boexplore.analysis.uses.claims.use_u2``; a test checks the unit counts).
 UNIT_PARTS = {
     "U2b": "loss below noise",
     "U2c": "beats random stop (same times)",

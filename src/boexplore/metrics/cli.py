@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+BOUNDS_HELP = (
+    "search box to rescale to [0,1]^d: 'LO HI' for every dimension, or d lows then d highs"
+)
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``metrics`` sub-command."""
@@ -18,13 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("points", help="file with points: .csv, .npy or .parquet (rows = points)")
     p.add_argument("-o", "--output", help="write a CSV here instead of printing it")
-    p.add_argument(
-        "--bounds",
-        nargs="+",
-        type=float,
-        metavar="V",
-        help="search box to rescale to [0,1]^d: 'LO HI' for every dimension, or d lows then d highs",
-    )
+    add_bounds(p)
     p.add_argument(
         "--columns",
         "--x-columns",
@@ -42,6 +40,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="uniform-point replicates averaged for the oe_rel baseline (default 16; 0 = no oe_rel)",
     )
     p.set_defaults(func=_run)
+
+
+def add_bounds(p: argparse.ArgumentParser, help: str = BOUNDS_HELP) -> None:
+    """The ``--bounds V...`` option (read back by :func:`parse_bounds`) of every command that
+    takes points: ``metrics``, ``compare`` and ``diagnose``."""
+    p.add_argument("--bounds", nargs="+", type=float, metavar="V", help=help)
 
 
 def parse_bounds(values: list[float] | None, d: int):

@@ -2,7 +2,7 @@
 
 The paper-2 pipeline sits next to paper 1's: config and job grid in
 ``boexplore.pipeline.paper2_grid``, experiment drivers in ``boexplore.pipeline.paper2_experiments``,
-tables and claims in ``boexplore.analysis.paper2_tables`` / ``paper2_summary`` / ``paper2_claims``,
+tables and claims in ``boexplore.analysis.paper2`` (``tables`` / ``summary`` / ``claims``),
 figures in ``boexplore.plotting.paper2``.
 
 Public API (imported lazily so that ``import boexplore.parametric`` stays light):

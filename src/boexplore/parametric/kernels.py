@@ -41,10 +41,6 @@ class DomainKernel:
         K_inv = cho_solve((L, True), np.eye(len(K)))
         return cls(K=K, K_inv=0.5 * (K_inv + K_inv.T), lengthscale=lengthscale, jitter=jitter)
 
-    @property
-    def condition_number(self) -> float:
-        return float(np.linalg.cond(self.K))
-
     def rkhs_norm_sq(self, f: np.ndarray) -> np.ndarray:
         """f^T K^{-1} f for f (N,) or rows of f (B, N): the H_k norm of a function on the domain."""
         f = np.atleast_2d(f)

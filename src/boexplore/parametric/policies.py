@@ -66,6 +66,20 @@ class PolicySpec:
         return asdict(self)
 
 
+#: The LFBO baseline of paper 2 (balanced classifier, no regularisation, warm-started ReLU MLP).
+_LFBO: dict[str, Any] = {
+    "loss": "lfbo",
+    "utility": "ei",
+    "balance": True,
+    "reg": "none",
+    "lam": 0.0,
+    "redraw": False,
+    "warm_start": True,
+    "activation": "relu",
+    "width": 32,
+    "depth": 3,
+    "steps": 100,
+}
 PRESETS: dict[str, dict[str, Any]] = {
     "rr_ts": {},
     "rr_ts_anchor": {"reg": "anchor"},
@@ -74,32 +88,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     "nn_greedy": {"reg": "none", "lam": 0.0, "redraw": False, "warm_start": True},
     "rr_lfbo_ei": {"loss": "lfbo", "utility": "ei"},
     "rr_lfbo_pi": {"loss": "lfbo", "utility": "pi"},
-    "lfbo_ei": {
-        "loss": "lfbo",
-        "utility": "ei",
-        "balance": True,
-        "reg": "none",
-        "lam": 0.0,
-        "redraw": False,
-        "warm_start": True,
-        "activation": "relu",
-        "width": 32,
-        "depth": 3,
-        "steps": 100,
-    },
-    "lfbo_pi": {
-        "loss": "lfbo",
-        "utility": "pi",
-        "balance": True,
-        "reg": "none",
-        "lam": 0.0,
-        "redraw": False,
-        "warm_start": True,
-        "activation": "relu",
-        "width": 32,
-        "depth": 3,
-        "steps": 100,
-    },
+    "lfbo_ei": {**_LFBO, "utility": "ei"},
+    "lfbo_pi": {**_LFBO, "utility": "pi"},
     "gp_ts": {"kind": "gp_ts"},
     "gp_ucb": {"kind": "gp_ucb"},
     "random": {"kind": "random"},

@@ -1,5 +1,5 @@
 """Paper-2 figures (one function per figure; fixed colour per method) and the workflow's
-``make_figure`` dispatch that draws one from the tables of :mod:`boexplore.analysis.paper2_tables`."""
+``make_figure`` dispatch that draws one from the tables of :mod:`boexplore.analysis.paper2.tables`."""
 
 from __future__ import annotations
 

@@ -158,12 +158,11 @@ class NNRealizableProblem(FiniteProblem):
         self,
         dim: int,
         instance_seed: int = 0,
-        n_points: int = 128,
-        min_gap: float = 0.05,
+        *,
         teacher_width: int = 32,
         teacher_depth: int = 2,
         teacher_scale: float = 1.0,
-        noise_std: float = 0.0,
+        **base: Any,
     ) -> None:
         if teacher_width < 1 or teacher_depth < 1 or teacher_scale <= 0:
             raise ValueError(
@@ -174,7 +173,7 @@ class NNRealizableProblem(FiniteProblem):
         self.teacher_depth = int(teacher_depth)
         self.teacher_scale = float(teacher_scale)
         self._raw_params: list[np.ndarray] = []
-        super().__init__(dim, instance_seed, n_points, min_gap, noise_std)
+        super().__init__(dim, instance_seed, **base)
 
     def _draw_values(self, rng: np.random.Generator) -> np.ndarray:
         self._raw_params = init_mlp_params(
@@ -209,18 +208,12 @@ class GPSampleProblem(FiniteProblem):
     name = "gp_sample"
 
     def __init__(
-        self,
-        dim: int,
-        instance_seed: int = 0,
-        n_points: int = 128,
-        min_gap: float = 0.05,
-        lengthscale: float = 0.2,
-        noise_std: float = 0.0,
+        self, dim: int, instance_seed: int = 0, *, lengthscale: float = 0.2, **base: Any
     ) -> None:
         if lengthscale <= 0:
             raise ValueError(f"gp_sample: lengthscale must be > 0, got {lengthscale}")
         self.lengthscale = float(lengthscale)
-        super().__init__(dim, instance_seed, n_points, min_gap, noise_std)
+        super().__init__(dim, instance_seed, **base)
 
     def _draw_values(self, rng: np.random.Generator) -> np.ndarray:
         K = matern52(self.points, self.points, self.lengthscale)
@@ -238,27 +231,22 @@ def _factory(cls: type[FiniteProblem]):
     return make
 
 
-register(
-    ProblemInfo(
-        name="nn_realizable",
-        dims="any >= 1 (paper 2 uses 1, 2)",
-        source="paper 2 (E1-E3): random tanh-MLP teacher on a finite domain (grid / Sobol)",
-        kind="finite",
-        default_dim=1,
-        min_dim=1,
-        has_optimum=True,
+for _cls, _source in (
+    (
+        NNRealizableProblem,
+        "paper 2 (E1-E3): random tanh-MLP teacher on a finite domain (grid / Sobol)",
     ),
-    _factory(NNRealizableProblem),
-)
-register(
-    ProblemInfo(
-        name="gp_sample",
-        dims="any >= 1 (paper 2 uses 1, 2)",
-        source="paper 2 (E1): Matern-5/2 GP sample (lengthscale 0.2) on a finite domain",
-        kind="finite",
-        default_dim=1,
-        min_dim=1,
-        has_optimum=True,
-    ),
-    _factory(GPSampleProblem),
-)
+    (GPSampleProblem, "paper 2 (E1): Matern-5/2 GP sample (lengthscale 0.2) on a finite domain"),
+):
+    register(
+        ProblemInfo(
+            name=_cls.name,
+            dims="any >= 1 (paper 2 uses 1, 2)",
+            source=_source,
+            kind="finite",
+            default_dim=1,
+            min_dim=1,
+            has_optimum=True,
+        ),
+        _factory(_cls),
+    )

@@ -1,4 +1,4 @@
-"""Claims table (CSV, the format of ``boexplore.analysis.claims.COLUMNS``) as a standalone HTML page.
+"""Claims table (CSV, the format of ``boexplore.analysis.paper1.claims.COLUMNS``) as a standalone HTML page.
 
 The Snakemake report shows HTML results inline (in a frame) while CSV results are
 only offered as downloads, so each claims table gets an HTML rendering with the

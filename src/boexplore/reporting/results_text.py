@@ -141,7 +141,7 @@ def choice_of_row(row: pd.Series, sens: pd.DataFrame | None) -> str:
     A variant row (``ts_polish``) is decided under its own setting; other rows under the
     config's default (``default_setting``).
     """
-    from boexplore.analysis.sensitivity import setting_phrase
+    from boexplore.analysis.paper1.sensitivity import setting_phrase
 
     if sens is not None and has_value(row, "variant"):
         hit = sens[(sens["claim_id"] == row["claim_id"]) & (sens["value"] == row["variant"])]

@@ -32,7 +32,7 @@ from boexplore.analysis.claimkit.verdict import (
     combine,
 )
 
-# The basic claims-table format shared with paper 2 (boexplore.analysis.paper2_claims imports it).
+# The basic claims-table format shared with paper 2 (boexplore.analysis.paper2.claims imports it).
 COLUMNS = [
     "claim_id",
     "claim",

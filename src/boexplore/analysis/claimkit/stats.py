@@ -126,6 +126,12 @@ def hierarchical_bootstrap_ci(
     return (point, float(lo), float(hi))
 
 
+def _finite(diff: np.ndarray) -> np.ndarray:
+    """The finite paired differences of ``diff`` as floats (every paired test drops NaNs)."""
+    d = np.asarray(diff, dtype=float)
+    return d[np.isfinite(d)]
+
+
 def paired_t_two_sided(diff: np.ndarray) -> tuple[float, float]:
     """Two-sided one-sample t-test of paired differences: ``(p_value, mean)``.
 
@@ -133,8 +139,7 @@ def paired_t_two_sided(diff: np.ndarray) -> tuple[float, float]:
     differences give p = 0 (the direction is the sign of the mean); all-zero
     differences give p = 1.
     """
-    d = np.asarray(diff, dtype=float)
-    d = d[np.isfinite(d)]
+    d = _finite(diff)
     if d.size == 0:
         return (1.0, np.nan)
     mean = float(d.mean())
@@ -156,8 +161,7 @@ def wilcoxon_two_sided(diff: np.ndarray) -> tuple[float, float]:
     Holm-corrected rank test may be unable to decide at few seeds. No non-zero
     difference gives p = 1.
     """
-    d = np.asarray(diff, dtype=float)
-    d = d[np.isfinite(d)]
+    d = _finite(diff)
     if d.size == 0:
         return (1.0, np.nan)
     mean = float(d.mean())
@@ -172,8 +176,7 @@ def sign_test_two_sided(diff: np.ndarray) -> tuple[float, float]:
 
     Zeros are dropped; p cannot go below 2^(1-n) with n non-zero differences.
     """
-    d = np.asarray(diff, dtype=float)
-    d = d[np.isfinite(d)]
+    d = _finite(diff)
     if d.size == 0:
         return (1.0, np.nan)
     pos, neg = int((d > 0).sum()), int((d < 0).sum())
@@ -254,31 +257,31 @@ def paired_t_greater_pvalue(a: np.ndarray, b: np.ndarray) -> float:
 PAIRED_TESTS = {"t": paired_t_greater_pvalue, "wilcoxon": paired_greater_pvalue}
 
 
-def holm(pvalues: Sequence[float] | np.ndarray) -> np.ndarray:
-    """Holm step-down adjusted p-values (controls the family-wise error rate)."""
+def _step_adjust(
+    pvalues: Sequence[float] | np.ndarray, on_sorted: Callable[[np.ndarray, int], np.ndarray]
+) -> np.ndarray:
+    """Adjusted p-values: ``on_sorted(p in ascending order, m)``, capped at 1, put back in the
+    order of ``pvalues`` (the frame of Holm's and Benjamini–Hochberg's procedures)."""
     p = np.asarray(pvalues, dtype=float)
     m = p.size
     if m == 0:
         return p.copy()
     order = np.argsort(p, kind="stable")
-    adj_sorted = np.maximum.accumulate((m - np.arange(m)) * p[order])
     out = np.empty(m)
-    out[order] = np.minimum(adj_sorted, 1.0)
+    out[order] = np.minimum(on_sorted(p[order], m), 1.0)
     return out
+
+
+def holm(pvalues: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Holm step-down adjusted p-values (controls the family-wise error rate)."""
+    return _step_adjust(pvalues, lambda p, m: np.maximum.accumulate((m - np.arange(m)) * p))
 
 
 def benjamini_hochberg(pvalues: Sequence[float] | np.ndarray) -> np.ndarray:
     """Benjamini–Hochberg adjusted p-values (controls the false discovery rate)."""
-    p = np.asarray(pvalues, dtype=float)
-    m = p.size
-    if m == 0:
-        return p.copy()
-    order = np.argsort(p, kind="stable")
-    ranked = p[order] * m / np.arange(1, m + 1)
-    adj_sorted = np.minimum.accumulate(ranked[::-1])[::-1]
-    out = np.empty(m)
-    out[order] = np.minimum(adj_sorted, 1.0)
-    return out
+    return _step_adjust(
+        pvalues, lambda p, m: np.minimum.accumulate((p * m / np.arange(1, m + 1))[::-1])[::-1]
+    )
 
 
 def adjust_pvalues(pvalues: Sequence[float] | np.ndarray, method: str) -> np.ndarray:

@@ -31,7 +31,7 @@ import pandas as pd
 
 from boexplore.analysis.claimkit.parts import present
 from boexplore.analysis.claimkit.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
-from boexplore.analysis.claims import (
+from boexplore.analysis.paper1.claims import (
     claim_c1,
     claim_c2,
     claim_c3,
@@ -42,8 +42,8 @@ from boexplore.analysis.claims import (
     factor_claim,
     one_row,
 )
+from boexplore.analysis.paper1.views import rederive, with_config
 from boexplore.analysis.pipeline import AnalysisResult, oe_metric
-from boexplore.analysis.views import rederive, with_config
 
 COLUMNS = [
     "claim_id",

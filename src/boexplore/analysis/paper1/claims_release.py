@@ -1,9 +1,9 @@
 """The released paper-1 claims tables: the verdicts plus what each one depends on.
 
-Joins the claims table of :mod:`boexplore.analysis.claims` (columns unchanged,
+Joins the claims table of :mod:`boexplore.analysis.paper1.claims` (columns unchanged,
 readers rely on them) with, per claim row, the robustness columns of
-:mod:`boexplore.analysis.robustness` (budget, rank test, stability, one problem
-out) and the settings range of :mod:`boexplore.analysis.sensitivity`; the long
+:mod:`boexplore.analysis.paper1.robustness` (budget, rank test, stability, one problem
+out) and the settings range of :mod:`boexplore.analysis.paper1.sensitivity`; the long
 budget-curve and sensitivity tables are written next to it.
 """
 
@@ -17,14 +17,14 @@ from pathlib import Path
 import pandas as pd
 
 from boexplore.analysis.claimkit.markdown import markdown_table
-from boexplore.analysis.claims import ClaimsReport, claims_markdown, claims_report
-from boexplore.analysis.pipeline import AnalysisResult
-from boexplore.analysis.robustness import KEY, robustness
-from boexplore.analysis.sensitivity import (
+from boexplore.analysis.paper1.claims import ClaimsReport, claims_markdown, claims_report
+from boexplore.analysis.paper1.robustness import KEY, robustness
+from boexplore.analysis.paper1.sensitivity import (
     sensitivity_table,
     settings_columns,
     variant_default_setting,
 )
+from boexplore.analysis.pipeline import AnalysisResult
 from boexplore.io import atomic_write_text
 
 #: Columns added to the claims table (after its original ones), in this order.

@@ -1,6 +1,6 @@
 """Views of an analysis result on other data: a budget prefix, a seed resample, fewer problems.
 
-The claims of :mod:`boexplore.analysis.claims` read a handful of fields of an
+The claims of :mod:`boexplore.analysis.paper1.claims` read a handful of fields of an
 :class:`~boexplore.analysis.pipeline.AnalysisResult` (``final``, ``cells``,
 ``correlation``, ``paper_tau``, ``min_seeds_seen``). :func:`rederive` recomputes
 exactly those from another ``final`` table, so every re-decision (issues 22, 27,

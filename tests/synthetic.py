@@ -1,9 +1,9 @@
 """Synthetic metrics tables and traces with a designed exploration order.
 
-Used by the tests and for demos: each method gets an exploration *level*;
-normalised OTSD and OE grow with it, so the true order is known. Performance
-is an inverted U in the level (best at 0.5), so the non-monotone relation of
-P1-C8 is built in. Variants (q, trust region, RAASP) shift the level.
+A test fixture (it was ``boexplore.analysis.synthetic``; no user code imported it): each
+method gets an exploration *level*; normalised OTSD and OE grow with it, so the true order
+is known. Performance is an inverted U in the level (best at 0.5), so the non-monotone
+relation of P1-C8 is built in. Variants (q, trust region, RAASP) shift the level.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ from boexplore.analysis.claimkit.verdict import (
     undecidable_text,
 )
 from boexplore.analysis.config import analysis_config
-from boexplore.analysis.uses import references_from_metrics, run_table, split_problems
+from boexplore.analysis.uses.inputs import references_from_metrics, run_table, split_problems
 
 USES: dict[str, str] = {
     "P1-U1": "Diagnosis: runs the monitor flags over-/under-exploring end with a worse normalised regret.",

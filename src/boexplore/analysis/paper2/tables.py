@@ -10,8 +10,8 @@ from typing import Any
 
 import pandas as pd
 
-from boexplore.analysis.paper2_claims import claims_table, to_markdown
-from boexplore.analysis.paper2_summary import (
+from boexplore.analysis.paper2.claims import claims_table, to_markdown
+from boexplore.analysis.paper2.summary import (
     e1_curves,
     e1_per_seed,
     e1_summary,

@@ -80,10 +80,10 @@ from boexplore.analysis.claimkit.verdict import (
     combine,
     interval_verdict,
 )
-from boexplore.analysis.effort import effort_rows
+from boexplore.analysis.paper1.effort import effort_rows
 from boexplore.analysis.performance import curvature_bootstrap
 from boexplore.analysis.pipeline import AnalysisResult, oe_metric
-from boexplore.analysis.uses_claims import uses_rows
+from boexplore.analysis.uses.claims import uses_rows
 from boexplore.io import atomic_write_text
 
 CLAIMS: dict[str, str] = {

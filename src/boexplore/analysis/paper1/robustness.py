@@ -1,14 +1,15 @@
 """How robust each paper-1 verdict is: budget curves, rank test, seed bootstrap, one problem out.
 
 Every function re-decides the claims with the claim code itself
-(:func:`boexplore.analysis.claims.claims_report` in ``light`` mode, i.e. without
-the power analysis) on another view of the data (:mod:`boexplore.analysis.views`),
+(:func:`boexplore.analysis.paper1.claims.claims_report` in ``light`` mode, i.e. without
+the power analysis) on another view of the data (:mod:`boexplore.analysis.paper1.views`),
 with the rules and prefixes of ``analysis.robustness`` fixed before results:
 
 * **budget curves** (issue 28): the verdict, its statistic and interval at each
   budget prefix (fractions of every run's own budget, and fixed numbers of BO
   iterations after the initial design); ``holds_from`` = the smallest fraction
-  from which every larger prefix reproduces the claim;
+  from which every larger prefix reproduces the claim (the summary is paper-agnostic:
+  :mod:`boexplore.analysis.claimkit.prefixes`);
 * **non-parametric column** (issue 27): the same rule with a two-sided exact
   Wilcoxon (or sign) test per unit instead of the t-test;
 * **stability** (issue 22): seeds resampled with replacement per problem (jointly
@@ -22,45 +23,23 @@ with the rules and prefixes of ``analysis.robustness`` fixed before results:
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from boexplore.analysis.claimkit.prefixes import BUDGET_COLUMNS, KEY, budget_summary
 from boexplore.analysis.claimkit.stats import min_attainable_p
-from boexplore.analysis.claimkit.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
-from boexplore.analysis.claims import ClaimsReport, claims_report
-from boexplore.analysis.pipeline import AnalysisResult
-from boexplore.analysis.views import (
+from boexplore.analysis.claimkit.verdict import NOT_REPRODUCED, REPRODUCED
+from boexplore.analysis.paper1.claims import ClaimsReport, claims_report
+from boexplore.analysis.paper1.views import (
     final_at_fraction,
     final_at_steps,
     rederive,
     resample_seeds,
 )
-
-KEY = ["claim_id", "variant"]
-SHORT = {REPRODUCED: "R", NOT_REPRODUCED: "N", UNDECIDED: "U", MISSING: "-"}
-BUDGET_COLUMNS = [
-    "prefix_kind",
-    "prefix",
-    "claim_id",
-    "variant",
-    "part",
-    "metric",
-    "a_label",
-    "b_label",
-    "n_evals_median",
-    "n_units",
-    "k_for",
-    "k_against",
-    "value",
-    "ci_low",
-    "ci_high",
-    "threshold",
-    "decision",
-]
+from boexplore.analysis.pipeline import AnalysisResult
 
 
 def decisions(r: AnalysisResult, *, test: str = "t", effect_boot: int = 0) -> pd.DataFrame:
@@ -151,54 +130,6 @@ def budget_curves(r: AnalysisResult) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows, columns=BUDGET_COLUMNS)
-
-
-def holds_from(prefixes: Sequence[float], decs: Sequence[str]) -> float:
-    """Smallest prefix from which every later prefix is reproduced (NaN if the last is not)."""
-    pairs = sorted(zip(prefixes, decs, strict=True))
-    if not pairs or pairs[-1][1] != REPRODUCED:
-        return math.nan
-    start = pairs[-1][0]
-    for p, d in reversed(pairs):
-        if d != REPRODUCED:
-            break
-        start = p
-    return start
-
-
-def budget_summary(curves: pd.DataFrame) -> pd.DataFrame:
-    """Per claim row: ``holds_from`` (fraction), ``holds_from_steps`` and a trend text."""
-    claim_rows = curves[curves["part"] == ""]
-    out = []
-    for (cid, var), g in claim_rows.groupby(KEY, sort=False):
-        fr = g[g["prefix_kind"] == "fraction"].sort_values("prefix")
-        st = g[g["prefix_kind"] == "steps"].sort_values("prefix")
-        h = holds_from(fr["prefix"].tolist(), fr["decision"].tolist())
-        hs = holds_from(st["prefix"].tolist(), st["decision"].tolist())
-        seq = "/".join(SHORT.get(d, "?") for d in fr["decision"])
-        pct = "/".join(f"{100 * p:.0f}" for p in fr["prefix"])
-        vals = " → ".join(f"{v:.2g}" for v in fr["value"])
-        if math.isfinite(h):
-            trend = f"reproduced from {100 * h:.0f} % of the budget"
-        elif (fr["decision"] == REPRODUCED).any():
-            first = fr.loc[fr["decision"] == REPRODUCED, "prefix"].min()
-            trend = f"reproduced at {100 * first:.0f} % but not at the full budget"
-        elif (fr["decision"] == NOT_REPRODUCED).any():
-            trend = f"reproduced at no prefix ({pct} %: {seq})"
-        else:
-            trend = f"decided at no prefix ({pct} %: {seq})"
-        if math.isfinite(hs):
-            trend += f"; from {hs:.0f} BO steps"
-        out.append(
-            {
-                "claim_id": cid,
-                "variant": var,
-                "holds_from": h,
-                "holds_from_steps": hs,
-                "budget_trend": f"{trend}; value {vals} at {pct} %",
-            }
-        )
-    return pd.DataFrame(out, columns=[*KEY, "holds_from", "holds_from_steps", "budget_trend"])
 
 
 def nonparametric(r: AnalysisResult) -> pd.DataFrame:
