@@ -141,3 +141,48 @@ def test_gp_prior_rows_redecide_c4_c5_c8_on_common_problems(priors):
     assert (c4["decision"] == REPRODUCED).all()
     text = _row(priors.claims, "P1-C5")["settings_range"]
     assert "reproduced for GP prior: new" in text and "not reproduced for GP prior: old" in text
+
+
+def test_c4_gp_prior_text_is_grouped_by_ts_maximiser(priors):
+    _, priors = priors
+    text = _row(priors.claims, "P1-C4")["settings_range"].iloc[0]  # one row per TS variant
+    assert "GP prior, polished: reproduced under every tested prior" in text
+    assert "GP prior, candidates + perturbations: reproduced under every tested prior" in text
+    assert text.count("(2 priors tested)") == 1
+
+
+def test_c4_gp_prior_text_names_each_prior_when_they_differ():
+    from boexplore.analysis.paper1.sensitivity import prior_by_maximiser_text
+
+    rows = pd.DataFrame(
+        {
+            "setting": ["new, cands", "new, polished", "old, cands", "old, polished"],
+            "decision": [NOT_REPRODUCED, REPRODUCED, NOT_REPRODUCED, NOT_REPRODUCED],
+        }
+    )
+    assert prior_by_maximiser_text(rows) == (
+        "GP prior, cands: not reproduced under every tested prior; "
+        "GP prior, polished: reproduced under new, not reproduced under old (2 priors tested)"
+    )
+
+
+def test_boundary_shares_of_priors_compare_on_the_same_problems(tmp_path):
+    from boexplore.analysis.boundary import boundary_table, share_on
+
+    def trace(on_boundary: int, n: int = 4) -> pd.DataFrame:
+        x = np.full((n, 2), 0.5)
+        x[:on_boundary, 0] = 1.0
+        return pd.DataFrame(x, columns=["x_0", "x_1"]).assign(is_initial=False, dim=2)
+
+    paths = []
+    for problem, method, k in (("p", "ts", 4), ("q", "ts", 0), ("p", "ts_gamma", 2)):
+        d = tmp_path / "runs" / problem / method
+        d.mkdir(parents=True, exist_ok=True)
+        trace(k).to_parquet(d / "seed0.parquet")
+        paths.append(str(d / "seed0.parquet"))
+    t = boundary_table(paths, ["ts", "ts_gamma"], 10, 50, per_problem=True)
+    assert share_on(t, "ts") == (0.5, 0.25)  # pooled over p and q
+    assert share_on(t, "ts", ["p"]) == (1.0, 0.5)  # on the problem both ran
+    assert share_on(t, "ts_gamma", ["p"]) == (0.5, 0.25)
+    assert np.isnan(share_on(t, "ts_gamma", ["q"])[0])
+    assert set(boundary_table(paths, ["ts"], 10, 50)["subset"]) == {"all", "low-d"}

@@ -29,6 +29,7 @@ boundary = boundary_table(
     int(cfg["low_d_max"]),
     int(cfg["high_d_min"]),
     float(cfg["robustness"]["boundary_tol"]),
+    per_problem=True,  # GP-prior shares compare on the problems every prior ran
 )
 released = released_claims(result, boundary)
 write_released_claims(

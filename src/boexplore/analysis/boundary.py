@@ -36,10 +36,13 @@ def boundary_table(
     low_d_max: int,
     high_d_min: int,
     tol: float = 1e-6,
+    per_problem: bool = False,
 ) -> pd.DataFrame:
     """Boundary shares per method label and d-range (all, low-d, high-d) from run files.
 
     Run files are ``…/runs/<problem>/<method>/<chunk>.parquet``; only ``methods`` are read.
+    ``per_problem`` adds one row per problem (subset ``problem:<label>``), so shares can be
+    compared on the same problems (:func:`share_on`).
     """
     want = set(methods)
     acc: dict[tuple[str, str], list[float]] = {}
@@ -58,6 +61,7 @@ def boundary_table(
             ["all"]
             + (["low-d"] if d <= low_d_max else [])
             + (["high-d"] if d >= high_d_min else [])
+            + ([f"problem:{parts[-3]}"] if per_problem and len(parts) >= 3 else [])
         )
         for sub in subs:
             a = acc.setdefault((parts[-2], sub), [0.0, 0.0, 0.0])
@@ -75,3 +79,24 @@ def boundary_table(
         for (m, s), a in sorted(acc.items())
     ]
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def share_on(
+    boundary: pd.DataFrame | None, method: str, problems: Iterable[str] | None = None
+) -> tuple[float, float]:
+    """(boundary share, coordinate share) of ``method``: over every problem (subset ``all``),
+    or pooled over the BO points of ``problems`` (needs ``per_problem`` rows). NaN if absent."""
+    if boundary is None or boundary.empty:
+        return np.nan, np.nan
+    mine = boundary[boundary["method"] == method]
+    if problems is None:
+        hit = mine[mine["subset"] == "all"]
+        if hit.empty:
+            return np.nan, np.nan
+        return float(hit["boundary_share"].iloc[0]), float(hit["coord_share"].iloc[0])
+    mine = mine[mine["subset"].isin([f"problem:{p}" for p in problems])]
+    n = mine["n_points"].to_numpy(float)
+    if n.sum() == 0:
+        return np.nan, np.nan
+    share = float((mine["boundary_share"] * n).sum() / n.sum())
+    return share, float((mine["coord_share"] * n).sum() / n.sum())

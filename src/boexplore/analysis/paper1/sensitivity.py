@@ -26,9 +26,9 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from boexplore.analysis.boundary import share_on
 from boexplore.analysis.claimkit.parts import present
 from boexplore.analysis.claimkit.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 from boexplore.analysis.paper1.claims import (
@@ -67,6 +67,8 @@ LABEL = {
     "oe_statistic": "OE statistic",
     "gp_prior": "GP prior",
 }
+#: Between the prior and the TS maximiser in a P1-C4 GP-prior setting ("<prior>, polished").
+PRIOR_SEP = ", "
 WORD = {
     REPRODUCED: "reproduced",
     NOT_REPRODUCED: "not reproduced",
@@ -144,14 +146,7 @@ def c4_maximiser(r: AnalysisResult, boundary: pd.DataFrame | None) -> list[dict[
     rows = []
     for lab in present(r, names):
         view = with_config(r, groups={**cfg["groups"], "c4_setting": [lab]})
-        share = coord = np.nan
-        if boundary is not None and not boundary.empty:
-            hit = boundary[(boundary["method"] == lab) & (boundary["subset"] == "all")]
-            if len(hit):
-                share, coord = (
-                    float(hit["boundary_share"].iloc[0]),
-                    float(hit["coord_share"].iloc[0]),
-                )
+        share, coord = share_on(boundary, lab)
         rows.append(
             {
                 "claim_id": "P1-C4",
@@ -284,15 +279,6 @@ def prior_view(r: AnalysisResult, mapping: Mapping[str, str]) -> AnalysisResult:
     return rederive(r, sub, int(cfg["n_boot"]))
 
 
-def _share(boundary: pd.DataFrame | None, label: str) -> tuple[float, float]:
-    if boundary is None or boundary.empty:
-        return np.nan, np.nan
-    hit = boundary[(boundary["method"] == label) & (boundary["subset"] == "all")]
-    if hit.empty:
-        return np.nan, np.nan
-    return float(hit["boundary_share"].iloc[0]), float(hit["coord_share"].iloc[0])
-
-
 def gp_prior(r: AnalysisResult, boundary: pd.DataFrame | None) -> list[dict[str, Any]]:
     """C4 (each TS maximiser, with its boundary share), C5 and C8 under each GP prior of
     ``sensitivity.gp_prior``, every prior on the same problems and base labels."""
@@ -314,11 +300,12 @@ def gp_prior(r: AnalysisResult, boundary: pd.DataFrame | None) -> list[dict[str,
             for lab in cfg["groups"].get(group, []):
                 if lab not in mapping:
                     continue
-                share, coord = _share(boundary, mapping[lab])
+                # on the problems every prior ran, so the priors' shares compare
+                share, coord = share_on(boundary, mapping[lab], view.final["problem"].unique())
                 rows.append(
                     {
                         "claim_id": "P1-C4",
-                        "setting": f"{name}, {maximisers.get(lab, lab)}",
+                        "setting": f"{name}{PRIOR_SEP}{maximisers.get(lab, lab)}",
                         "value": f"{mapping[lab]}@{name}",
                         **common,
                         **_decide(view, lambda b, g=group: [claim_c4(b, g)]),
@@ -400,22 +387,68 @@ def range_text(rows: pd.DataFrame) -> str:
     return "; ".join([head, *rest]) + f" ({len(settings)} tested)"
 
 
+def prior_by_maximiser_text(rows: pd.DataFrame) -> str:
+    """P1-C4 under each GP prior, one phrase per TS maximiser: ``GP prior, polished:
+    reproduced under A, not reproduced under B`` (settings are ``<prior>, <maximiser>``)."""
+    split = rows["setting"].str.rsplit(PRIOR_SEP, n=1)
+    prior, maximiser = split.str[0], split.str[-1]
+    phrases = []
+    for m in dict.fromkeys(maximiser):
+        mine = maximiser == m
+        by: dict[str, list[str]] = {}
+        for p, d in zip(prior[mine], rows.loc[mine, "decision"], strict=True):
+            by.setdefault(WORD.get(d, d), []).append(p)
+        if len(by) == 1 and mine.sum() > 1:
+            outcome = f"{next(iter(by))} under every tested prior"
+        else:
+            outcome = ", ".join(f"{w} under {' / '.join(ps)}" for w, ps in by.items())
+        phrases.append(f"{LABEL['gp_prior']}, {m}: {outcome}")
+    return "; ".join(phrases) + f" ({prior.nunique()} priors tested)"
+
+
+def _dimension_text(cid: str, dim: str, rows: pd.DataFrame) -> str:
+    if cid == "P1-C4" and dim == "gp_prior":
+        return prior_by_maximiser_text(rows)
+    return range_text(rows)
+
+
+def _boundary_text(g: pd.DataFrame) -> str:
+    """P1-C4's boundary shares: per TS maximiser over its problems, then per GP prior on the
+    problems every prior ran (the same problems for each prior)."""
+    shares = g[g["boundary_share"].notna()]
+    own = shares[shares["dimension"] != "gp_prior"]
+    text = ", ".join(
+        f"{s} {b:.2f}" for s, b in zip(own["setting"], own["boundary_share"], strict=True)
+    )
+    prior = shares[shares["dimension"] == "gp_prior"]
+    if len(prior):
+        split = prior["setting"].str.rsplit(PRIOR_SEP, n=1)
+        per: dict[str, list[str]] = {}
+        for p, m, b in zip(split.str[0], split.str[-1], prior["boundary_share"], strict=True):
+            per.setdefault(p, []).append(f"{m} {b:.2f}")
+        n = int(prior["n_problems"].max())
+        on = f"on the {n} problems run under every GP prior: " + "; ".join(
+            f"{p}: {', '.join(v)}" for p, v in per.items()
+        )
+        text = f"{text}; {on}" if text else on
+    return "; boundary share of BO points: " + text if text else ""
+
+
 def settings_columns(sens: pd.DataFrame) -> pd.DataFrame:
     """Per claim id: ``settings_range`` and ``default_setting`` for the claims table."""
     rows = []
     for cid, g in sens.groupby("claim_id", sort=False):
-        text = "; ".join(range_text(gg) for _, gg in g.groupby("dimension", sort=False))
+        text = "; ".join(
+            _dimension_text(str(cid), str(dim), gg)
+            for dim, gg in g.groupby("dimension", sort=False)
+        )
         default = "; ".join(
             setting_phrase(str(d), list(gg.loc[gg["is_default"].astype(bool), "setting"]))
             for d, gg in g.groupby("dimension", sort=False)
             if gg["is_default"].astype(bool).any()
         )
-        shares = g[g["boundary_share"].notna()]
-        if cid == "P1-C4" and len(shares):
-            text += "; boundary share of BO points: " + ", ".join(
-                f"{s} {b:.2f}"
-                for s, b in zip(shares["setting"], shares["boundary_share"], strict=True)
-            )
+        if cid == "P1-C4":
+            text += _boundary_text(g)
         rows.append({"claim_id": cid, "settings_range": text, "default_setting": default})
     return pd.DataFrame(rows, columns=["claim_id", "settings_range", "default_setting"])
 
