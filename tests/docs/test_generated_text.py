@@ -175,6 +175,9 @@ def test_tier_comparison_pairs_claims_and_variants(tmp_path: Path) -> None:
     assert "P1-C1" not in text  # decided only in the shorter tier
     assert "P1-C6" not in text  # no data in the longer tier
     assert "missing" in rt.tier_comparison(tmp_path, "short", "absent")
+    three = rt.tier_comparison(tmp_path, ["short", "short"], "long")  # several earlier tiers
+    assert three.splitlines()[1] == "|---|---|---|---|---|"
+    assert "| P1-X1 | not decided | not decided | **reproduced** (1) |" in three
 
 
 def test_contrasts_table_by_share_of_budget_when_budgets_differ(tmp_path: Path) -> None:

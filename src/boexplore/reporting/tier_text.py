@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -107,29 +108,34 @@ def _verdict_cell(row: pd.Series) -> str:
     return f"{verdict_text(row['verdict'])} ({num(row['value'])})"
 
 
-def tier_comparison(repo: Path, before: str, after: str) -> str:
-    """The paper-1 claims of ``after`` (a longer budget) beside ``before``: verdict (statistic)
-    in each, and how the ``after`` verdict depends on the budget. Claims ``after`` has no data
-    for (its methods do not include them) are left out."""
+def tier_comparison(repo: Path, before: str | Sequence[str], after: str) -> str:
+    """The paper-1 claims of ``after`` (a longer budget) beside one or more earlier tiers
+    (``before``): verdict (statistic) in each, and how the ``after`` verdict depends on the
+    budget. Claims ``after`` has no data for (its methods do not include them) are left out."""
+    earlier = [before] if isinstance(before, str) else list(before)
     frames = {}
-    for tier in (before, after):
+    for tier in (*earlier, after):
         path = repo / "data" / tier / "tables" / "claims_paper1.csv"
         if not path.exists():
             return MISSING.format(what=f"`data/{tier}/tables/claims_paper1.csv`")
         t = pd.read_csv(path, dtype={"variant": str}).fillna({"variant": ""})
         frames[tier] = t.set_index(["claim_id", "variant"])
-    a, b = frames[before], frames[after]
+    b = frames[after]
     scope = ClaimScope.of_tier(repo / "data" / after / "tables")
+    heads = " | ".join(earlier)
     lines = [
-        f"| claim | {before} | {after} | {after}: where tested, over the budget |",
-        "|---|---|---|---|",
+        f"| claim | {heads} | {after} | {after}: where tested, over the budget |",
+        "|---|" + "---|" * len(earlier) + "---|---|",
     ]
     for key in b.index:
         row = b.loc[key]
         if str(row["verdict"]).startswith("missing data"):
             continue  # the longer tier does not run what this claim needs (e.g. batches)
         claim = f"{key[0]} (`{key[1]}`)" if key[1] else key[0]
-        was = _verdict_cell(a.loc[key]) if key in a.index else "not decided"
+        was = [
+            _verdict_cell(frames[t].loc[key]) if key in frames[t].index else "not decided"
+            for t in earlier
+        ]
         trend = ""
         if has_value(row, "holds_from"):
             trend = f"holds from {100 * float(row['holds_from']):.0f} % of the budget"
@@ -138,7 +144,8 @@ def tier_comparison(repo: Path, before: str, after: str) -> str:
         if scope is not None:
             where = [scope.decided_at(*key), scope.last_move(*key), trend]
             trend = "; ".join(w for w in where if w)
-        lines.append(f"| {claim} | {cell(was)} | {cell(_verdict_cell(row))} | {cell(trend)} |")
+        cells = " | ".join(cell(w) for w in was)
+        lines.append(f"| {claim} | {cells} | {cell(_verdict_cell(row))} | {cell(trend)} |")
     return "\n".join(lines)
 
 
