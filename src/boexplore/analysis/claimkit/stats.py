@@ -216,18 +216,23 @@ def t_interval(diff: np.ndarray, level: float = 0.95) -> tuple[float, float, flo
     return (mean, mean - half, mean + half)
 
 
+def _paired_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a - b`` over the pairs finite on both sides (equal shapes required)."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError(f"paired samples need equal shapes, got {a.shape} and {b.shape}")
+    keep = np.isfinite(a) & np.isfinite(b)
+    return a[keep] - b[keep]
+
+
 def paired_greater_pvalue(a: np.ndarray, b: np.ndarray) -> float:
     """One-sided p-value that ``a`` exceeds ``b`` for paired samples (seeds).
 
     Wilcoxon signed-rank test (exact for small samples); all-zero differences
     give p = 1. Pairs with a NaN on either side are dropped.
     """
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    if a.shape != b.shape:
-        raise ValueError(f"paired samples need equal shapes, got {a.shape} and {b.shape}")
-    keep = np.isfinite(a) & np.isfinite(b)
-    diff = a[keep] - b[keep]
+    diff = _paired_diff(a, b)
     if diff.size == 0 or np.all(diff == 0):
         return 1.0
     res = stats.wilcoxon(diff, alternative="greater", zero_method="zsplit")
@@ -241,12 +246,7 @@ def paired_t_greater_pvalue(a: np.ndarray, b: np.ndarray) -> float:
     survive a multiple-comparison correction with few seeds. Zero-variance
     differences give p = 0 (all positive) or 1; fewer than 2 pairs give 1.
     """
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    if a.shape != b.shape:
-        raise ValueError(f"paired samples need equal shapes, got {a.shape} and {b.shape}")
-    keep = np.isfinite(a) & np.isfinite(b)
-    diff = a[keep] - b[keep]
+    diff = _paired_diff(a, b)
     if diff.size < 2:
         return 1.0
     if np.ptp(diff) <= 1e-15 * max(1.0, float(np.abs(diff).max())):
