@@ -11,7 +11,10 @@ make bit-reproducible. The device is part of a run's identity whenever it is not
 
 from __future__ import annotations
 
-import torch
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # torch loads where a device is made, not where a setting is checked
+    import torch
 
 #: Devices a run can use (``bo.device`` of the workflow config).
 DEVICES: tuple[str, ...] = ("cpu", "cuda")
@@ -30,6 +33,8 @@ def check_device_name(name: str) -> str:
 
 def cuda_unavailable_reason() -> str | None:
     """Why this process cannot use CUDA (None when it can)."""
+    import torch
+
     if torch.cuda.is_available():
         return None
     build = f"with CUDA {torch.version.cuda}" if torch.version.cuda else "without CUDA"
@@ -42,6 +47,8 @@ def run_device(name: str) -> torch.device:
     ``cpu`` changes nothing. ``cuda`` raises :class:`DeviceUnavailable` when this machine has
     no usable GPU, and otherwise applies the profile's GPU numerics first.
     """
+    import torch
+
     check_device_name(name)
     if name == "cpu":
         return torch.device("cpu")
