@@ -254,6 +254,12 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "paper1-replicate-long": _claims("replicate-long", 1),
     "scope-replicate-long": lambda repo: tier_scope(repo, "replicate-long"),
     "budget-replicate-long": lambda repo: tier_comparison(repo, "replicate", "replicate-long"),
+    # the beyond-d tier (budgets past d): placed in the pages once its tables are released
+    "paper1-replicate-beyond-d": _claims("replicate-beyond-d", 1),
+    "scope-replicate-beyond-d": lambda repo: tier_scope(repo, "replicate-beyond-d"),
+    "budget-replicate-beyond-d": lambda repo: tier_comparison(
+        repo, ["replicate", "replicate-long"], "replicate-beyond-d"
+    ),
     "paper2-default": _claims("default", 2),
     "paper2-coverage-default": _table_file("default", "paper2_e2_coverage.md"),
     "uses-replicate": lambda repo: uses_table(repo, "replicate"),
