@@ -387,11 +387,16 @@ def range_text(rows: pd.DataFrame) -> str:
     return "; ".join([head, *rest]) + f" ({len(settings)} tested)"
 
 
+def _prior_and_maximiser(settings: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """Split P1-C4 GP-prior settings ``<prior>, <maximiser>`` (built in :func:`gp_prior`)."""
+    split = settings.str.rsplit(PRIOR_SEP, n=1)
+    return split.str[0], split.str[-1]
+
+
 def prior_by_maximiser_text(rows: pd.DataFrame) -> str:
     """P1-C4 under each GP prior, one phrase per TS maximiser: ``GP prior, polished:
     reproduced under A, not reproduced under B`` (settings are ``<prior>, <maximiser>``)."""
-    split = rows["setting"].str.rsplit(PRIOR_SEP, n=1)
-    prior, maximiser = split.str[0], split.str[-1]
+    prior, maximiser = _prior_and_maximiser(rows["setting"])
     phrases = []
     for m in dict.fromkeys(maximiser):
         mine = maximiser == m
@@ -422,9 +427,9 @@ def _boundary_text(g: pd.DataFrame) -> str:
     )
     prior = shares[shares["dimension"] == "gp_prior"]
     if len(prior):
-        split = prior["setting"].str.rsplit(PRIOR_SEP, n=1)
         per: dict[str, list[str]] = {}
-        for p, m, b in zip(split.str[0], split.str[-1], prior["boundary_share"], strict=True):
+        names, maximisers = _prior_and_maximiser(prior["setting"])
+        for p, m, b in zip(names, maximisers, prior["boundary_share"], strict=True):
             per.setdefault(p, []).append(f"{m} {b:.2f}")
         n = int(prior["n_problems"].max())
         on = f"on the {n} problems run under every GP prior: " + "; ".join(
