@@ -41,3 +41,15 @@ def quiet_single_thread():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         yield
+
+
+MAX_AUTO_WORKERS = 8
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``pytest -n auto``: one worker per core, at most eight.
+
+    Each worker imports torch and BoTorch (about 0.5-1 GB at peak); on a many-core machine one
+    worker per core would spend more memory than the suite gains in time.
+    """
+    return max(1, min(os.cpu_count() or 1, MAX_AUTO_WORKERS))

@@ -5,7 +5,7 @@ the test suite takes) is rendered from ``data/timings/<name>.json``, which this 
 
     python -m boexplore.bench.wall --name default -- snakemake --cores 2
     python -m boexplore.bench.wall --name smoke -- snakemake --cores 2 --configfile config/smoke.yaml
-    python -m boexplore.bench.wall --name tests -- pytest -q
+    python -m boexplore.bench.wall --name tests -- pytest -n auto -q
     python -m boexplore.bench.wall --fit data/timings/default.json data/timings/smoke.json
     python -m boexplore.bench.wall --cpu-table
 
