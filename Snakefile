@@ -38,10 +38,14 @@ report: "workflow/report/workflow.rst"
 
 
 # Progress: one line with what will run and the predicted time (boexplore.pipeline.progress);
-# each BO job then logs the cost-weighted fraction done. Not called in dry runs.
+# each BO job then logs the cost-weighted fraction done. Not called in dry runs. A local run
+# schedules when a job finishes, not on Snakemake's default 1-second timer that stats every
+# ready job's inputs each round (boexplore.pipeline.scheduling; an explicit limit is kept).
 onstart:
     from boexplore.pipeline.progress import onstart_hook
+    from boexplore.pipeline.scheduling import relax_rescheduling_timer
 
+    relax_rescheduling_timer(workflow)
     onstart_hook(workflow, config)
 
 
