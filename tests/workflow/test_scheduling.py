@@ -34,7 +34,8 @@ def test_the_installed_scheduler_has_the_shape_the_swap_needs():
     assert callable(getattr(JobScheduler, REEVALUATION))
     init = inspect.getsource(JobScheduler.__init__)
     assert "self.job_rate_limiter = (" in init and "self._open_jobs = threading.Semaphore" in init
-    assert "self._limit" in inspect.getsource(JobRateLimiter.__init__)
+    assert isinstance(JobRateLimiter.max_jobs, property)
+    assert isinstance(JobRateLimiter.timespan, property)
 
 
 def test_the_default_we_replace_is_the_installed_snakemakes_default():

@@ -11,6 +11,7 @@ Snakemake reads the limit into its scheduler before the Snakefile's ``onstart`` 
 and offers no setting a workflow can change, so the handler swaps the scheduler's rate limiter,
 and makes its timer threads daemons: Snakemake's are not, and a process waits for a pending
 one at exit (a minute after every run, where the 1-second timer cost a second).
+
 Only Snakemake's own default is replaced: a limit set on the command line or in a profile
 (``profiles/slurm`` throttles submissions) is kept, and cluster executors are left alone. An
 installed Snakemake without this shape leaves the run as it is (``tests/workflow`` checks the
@@ -46,9 +47,12 @@ def relax_rescheduling_timer(workflow: Any) -> bool:
     local = getattr(workflow, "local_exec", False)
     if limiter is None or open_jobs is None or not hasattr(scheduler, REEVALUATION) or not local:
         return False
-    limit = getattr(limiter, "_limit", None)
-    if (getattr(limit, "max_jobs", None), getattr(limit, "timespan", None)) != SNAKEMAKE_DEFAULT:
+    if (
+        getattr(limiter, "max_jobs", None),
+        getattr(limiter, "timespan", None),
+    ) != SNAKEMAKE_DEFAULT:
         return False
+    from snakemake.settings.types import MaxJobsPerTimespan  # only ever called inside Snakemake
 
     def reevaluate_later(delay: float) -> None:
         timer = threading.Timer(delay, open_jobs.release)
@@ -56,5 +60,5 @@ def relax_rescheduling_timer(workflow: Any) -> bool:
         timer.start()
 
     setattr(scheduler, REEVALUATION, reevaluate_later)
-    scheduler.job_rate_limiter = type(limiter)(type(limit).parse_choice(LOCAL_LIMIT))
+    scheduler.job_rate_limiter = type(limiter)(MaxJobsPerTimespan.parse_choice(LOCAL_LIMIT))
     return True
