@@ -321,12 +321,24 @@ def load_config(path: str | Path, schema_dir: Path = SCHEMA_DIR) -> dict:
     return validate_config(data, schema_dir)
 
 
-def is_excluded(config: Mapping[str, Any], problem: str, method: str) -> bool:
-    """True when (problem, method) matches an ``exclude`` rule."""
-    return any(
-        fnmatch.fnmatch(problem, r["problem"]) and fnmatch.fnmatch(method, r["method"])
+def _matching_exclusions(
+    config: Mapping[str, Any], problem: str, method: str
+) -> list[Mapping[str, Any]]:
+    """The ``exclude`` rules whose patterns match (problem, method)."""
+    return [
+        r
         for r in config.get("exclude", [])
-    )
+        if fnmatch.fnmatch(problem, r["problem"]) and fnmatch.fnmatch(method, r["method"])
+    ]
+
+
+def is_excluded(config: Mapping[str, Any], problem: str, method: str) -> bool:
+    """True when (problem, method) matches an ``exclude`` rule that names no seeds (the whole
+    cell is left out), or when its seed-cutting rules leave it no seed."""
+    rules = _matching_exclusions(config, problem, method)
+    if any(not r.get("seeds") for r in rules):
+        return True
+    return bool(rules) and not cell_seed_list(config, problem, method)
 
 
 def method_bo_settings(config: Mapping[str, Any], method: str) -> dict[str, Any]:
@@ -397,11 +409,14 @@ def problem_seed_list(config: Mapping[str, Any], label: str) -> list[int]:
 
 def cell_seed_list(config: Mapping[str, Any], problem: str, method: str) -> list[int]:
     """Seeds of one (problem, method) cell: the problem's seeds plus those of every
-    ``more_seeds`` entry whose patterns match the cell (cells a power analysis sized up)."""
+    ``more_seeds`` entry whose patterns match the cell (cells a power analysis sized up),
+    minus those of every ``exclude`` rule with ``seeds`` that matches it (cells cut)."""
     seeds = set(problem_seed_list(config, problem))
     for entry in config.get("more_seeds") or []:
         if fnmatch.fnmatch(problem, entry["problem"]) and fnmatch.fnmatch(method, entry["method"]):
             seeds.update(int(s) for s in entry["seeds"])
+    for rule in _matching_exclusions(config, problem, method):
+        seeds.difference_update(int(s) for s in rule.get("seeds") or [])
     return sorted(seeds)
 
 

@@ -223,6 +223,28 @@ def test_more_seeds_grow_only_the_matching_cells(smoke: dict) -> None:
     assert cell_seed_list(valid, problem, method) == sorted(grown)
 
 
+def test_exclude_with_seeds_cuts_only_those_seeds_of_the_matching_cells(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    problem, method = next(iter(cfg["problems"])), next(iter(cfg["methods"]))
+    cut = [min(cfg["seeds"])]
+    rule = {"problem": problem, "method": method, "seeds": cut, "reason": "ceiling"}
+    cfg["exclude"] = [*cfg.get("exclude", []), rule]
+    valid = validate_config(cfg)
+    rows = run_table(valid)
+    kept = {s for r in rows if (r["problem"], r["method"]) == (problem, method) for s in r["seeds"]}
+    assert kept == set(cfg["seeds"]) - set(cut)
+    others = {
+        s for r in rows if (r["problem"], r["method"]) != (problem, method) for s in r["seeds"]
+    }
+    assert others == set(cfg["seeds"])
+    assert not is_excluded(valid, problem, method)
+    # cutting every seed of a cell leaves the cell out, as a rule without seeds does
+    rule["seeds"] = list(cfg["seeds"])
+    valid = validate_config(cfg)
+    assert is_excluded(valid, problem, method)
+    assert not [r for r in run_table(valid) if (r["problem"], r["method"]) == (problem, method)]
+
+
 def test_more_seeds_patterns_must_match_a_cell(smoke: dict) -> None:
     cfg = copy.deepcopy(smoke)
     cfg["more_seeds"] = [{"problem": "nope*", "method": "*", "seeds": [99]}]

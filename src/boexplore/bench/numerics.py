@@ -95,15 +95,56 @@ CAUSE_VARIANTS: tuple[tuple[str, str, dict[str, str]], ...] = (
 )
 
 
-def causes(configfile: Path, workdir: Path) -> pd.DataFrame:
+_GLIBC_NO_AVX512 = "glibc.cpu.hwcaps=-AVX512F,-AVX512DQ,-AVX512CD,-AVX512BW,-AVX512VL"
+#: What was tried on a CPU of the other vendor (an Intel Xeon against the release made on an
+#: AMD EPYC): every variable that can pick a kernel by vendor or ISA, alone and in the pairs the
+#: single changes pointed to.
+VENDOR_VARIANTS: tuple[tuple[str, str, dict[str, str]], ...] = (
+    ("release profile (made on AMD)", "release-2026-12-03", {}),
+    ("MKL branch AVX2", "release-2026-12-03", {"MKL_CBWR": "AVX2"}),
+    ("MKL branch AVX-512", "release-2026-12-03", {"MKL_CBWR": "AVX512"}),
+    ("MKL vendor-neutral branch", "release-2026-12-03", {"MKL_CBWR": "COMPATIBLE"}),
+    ("MKL vendor-neutral, strict", "release-2026-12-03", {"MKL_CBWR": "COMPATIBLE,STRICT"}),
+    ("MKL branch AVX2, strict", "release-2026-12-03", {"MKL_CBWR": "AVX2,STRICT"}),
+    ("MKL instructions up to AVX2", "release-2026-12-03", {"MKL_ENABLE_INSTRUCTIONS": "AVX2"}),
+    (
+        "MKL instructions up to AVX2 + branch AVX2",
+        "release-2026-12-03",
+        {"MKL_ENABLE_INSTRUCTIONS": "AVX2", "MKL_CBWR": "AVX2"},
+    ),
+    ("ATen AVX2 kernels", "release-2026-12-03", {"ATEN_CPU_CAPABILITY": "avx2"}),
+    ("ATen scalar kernels", "release-2026-12-03", {"ATEN_CPU_CAPABILITY": "default"}),
+    ("oneDNN up to AVX2", "release-2026-12-03", {"ONEDNN_MAX_CPU_ISA": "AVX2"}),
+    ("OpenBLAS Haswell kernels", "release-2026-12-03", {"OPENBLAS_CORETYPE": "Haswell"}),
+    ("OpenBLAS Zen kernels", "release-2026-12-03", {"OPENBLAS_CORETYPE": "Zen"}),
+    ("OpenBLAS L2 size 512 KB", "release-2026-12-03", {"OPENBLAS_L2_SIZE": "512"}),
+    (
+        "numpy without AVX-512 dispatch",
+        "release-2026-12-03",
+        {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"},
+    ),
+    ("glibc without AVX-512 variants", "release-2026-12-03", {"GLIBC_TUNABLES": _GLIBC_NO_AVX512}),
+    ("portable profile", "portable", {}),
+    ("portable, MKL strict", "portable", {"MKL_CBWR": "COMPATIBLE,STRICT"}),
+    ("portable, MKL instructions up to AVX2", "portable", {"MKL_ENABLE_INSTRUCTIONS": "AVX2"}),
+    ("portable, glibc without AVX-512", "portable", {"GLIBC_TUNABLES": _GLIBC_NO_AVX512}),
+)
+VARIANT_SETS = {"release": CAUSE_VARIANTS, "vendor": VENDOR_VARIANTS}
+
+
+def causes(
+    configfile: Path,
+    workdir: Path,
+    variants: Sequence[tuple[str, str, dict[str, str]]] = CAUSE_VARIANTS,
+) -> pd.DataFrame:
     """First divergent iteration of each cause job under each variant (one verify run each)."""
     parts = []
-    for i, (label, profile, extra) in enumerate(CAUSE_VARIANTS):
+    for i, (label, profile, extra) in enumerate(variants):
         out = workdir / f"variant{i}.csv"
         cmd = [
             sys.executable, "-m", "boexplore.cli", "verify", "--configfile", str(configfile),
             "--only", *CAUSE_JOBS, "--profile", profile, "--out", str(out),
-            "--workdir", str(workdir / f"variant{i}"),
+            "--workdir", str(workdir / f"variant{i}"), "--ledger", str(workdir / "ledger.csv"),
         ]  # fmt: skip
         if extra:
             cmd += ["--env", *(f"{k}={v}" for k, v in extra.items())]
@@ -113,7 +154,11 @@ def causes(configfile: Path, workdir: Path) -> pd.DataFrame:
         parts.append(part)
         print(f"{label}: {part['first_divergent_iteration'].tolist()}", flush=True)
     keep = ["change", "problem", "method", "seed", "first_divergent_iteration", "max_abs_dx"]
-    return pd.concat(parts, ignore_index=True)[keep]
+    table = pd.concat(parts, ignore_index=True)[keep]
+    from boexplore.numerics import cpu_line
+
+    table["cpu"] = cpu_line().removeprefix("CPU: ")
+    return table
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -124,9 +169,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--configfile", type=Path, default=Path("config/replicate.yaml"))
     parser.add_argument("--workdir", type=Path, default=Path("results/numerics_causes"))
     parser.add_argument("--out", type=Path, help="CSV of the study")
+    parser.add_argument(
+        "--variants",
+        choices=sorted(VARIANT_SETS),
+        default="release",
+        help="causes: the one-at-a-time set against the release's numerics (release), or "
+        "everything tried on a CPU of the other vendor (vendor)",
+    )
     args = parser.parse_args(argv)
     if args.study == "causes":
-        table = causes(args.configfile, args.workdir)
+        table = causes(args.configfile, args.workdir, VARIANT_SETS[args.variants])
         if args.out:
             table.to_csv(args.out, index=False)
         print(table.to_string(index=False))

@@ -24,6 +24,10 @@ VERIFY = ROOT / "docs" / "determinism-verify.csv"
 COST = ROOT / "docs" / "determinism-cost.csv"
 #: The releases' ledgers: ``data/<tier>/checks/ledger.csv`` (``boexplore.pipeline.ledger``).
 LEDGERS = ROOT / "data"
+#: ``python -m boexplore.bench.fingerprint run`` per CPU; ``bench.numerics causes --variants
+#: vendor`` on a CPU of the vendor the release was not made on.
+FINGERPRINTS = ROOT / "data" / "numerics" / "fingerprints.csv"
+VENDOR_CAUSES = ROOT / "data" / "numerics" / "causes-vendor.csv"
 
 REGION = re.compile(
     r"(<!-- BEGIN generated:(?P<name>[a-z0-9_-]+) -->\n)(?P<body>.*?)(<!-- END generated:(?P=name) -->)",
@@ -183,7 +187,50 @@ def render_ledger(table: pd.DataFrame) -> str:
     )
 
 
+def render_vendor_causes(table: pd.DataFrame) -> str:
+    """The cause table of a CPU of the other vendor, with the CPU it ran on named first."""
+    cpus = ", ".join(sorted(table["cpu"].dropna().unique()))
+    body = render_causes(table.drop(columns="cpu"))
+    return f"Re-run on {cpus}:\n\n" + body.replace(
+        "change against the release's numerics", "change on this CPU"
+    )
+
+
+def render_fingerprint(table: pd.DataFrame) -> str:
+    """Digests per primitive and (CPU group, profile); per pair of CPU groups the first
+    primitive that differs; and, per variable tried on one CPU, the primitives it moved."""
+    from boexplore.bench.fingerprint import compare, cpu_group
+
+    table = table.astype({"order": int}).fillna("")
+    base = table[table["env"] == ""].copy()
+    base["column"] = base.apply(cpu_group, axis=1) + ", " + base["profile"]
+    base = base.sort_values("date").drop_duplicates(["column", "primitive"], keep="last")
+    wide = base.pivot(index=["order", "primitive", "library"], columns="column", values="digest")
+    wide = wide.sort_index().reset_index().drop(columns="order")
+    lines = [line for profile in sorted(base["profile"].unique()) for line in
+             compare(table, profile)[1]]  # fmt: skip
+    if not lines:
+        lines = ["one CPU group in the table so far: no pair to compare"]
+    moved = []
+    for (cpu, profile, env), part in table[table["env"] != ""].groupby(
+        [table.apply(cpu_group, axis=1), "profile", "env"], sort=False
+    ):
+        ref = base[(base["column"] == f"{cpu}, {profile}")].set_index("primitive")["digest"]
+        changed = [
+            p for p, d in zip(part["primitive"], part["digest"], strict=True) if ref.get(p) != d
+        ]
+        moved.append({"CPU": cpu, "profile": f"`{profile}`", "variable": f"`{env}`",
+                      "primitives it moved": ", ".join(changed) or "none"})  # fmt: skip
+    out = markdown_table(wide) + "\n" + "\n".join(f"- {line}" for line in lines) + "\n"
+    if moved:
+        out += "\nOne variable on top of a profile, against the same profile alone:\n\n"
+        out += markdown_table(pd.DataFrame(moved))
+    return out
+
+
 RENDERERS: dict[str, tuple[Path, Callable[[pd.DataFrame], str]]] = {
+    "fingerprint": (FINGERPRINTS, render_fingerprint),
+    "causes-vendor": (VENDOR_CAUSES, render_vendor_causes),
     "causes": (CAUSES, render_causes),
     "verify": (VERIFY, render_verify),
     "cost": (COST, render_cost),
@@ -201,7 +248,10 @@ def render_page(text: str) -> str:
         path, render = RENDERERS[name]
         if not path.exists():
             return match.group(0)
-        table = read_ledgers(path) if path.is_dir() else pd.read_csv(path)
+        if path.is_dir():
+            table = read_ledgers(path)
+        else:
+            table = pd.read_csv(path, dtype=str if name == "fingerprint" else None)
         return match.group(1) + render(table) + match.group(4)
 
     return REGION.sub(replace, text)
