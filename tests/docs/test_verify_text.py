@@ -9,9 +9,11 @@ import pandas as pd
 from boexplore.reporting.verify_text import NO_RUN, verify_claims_text
 
 
-def _write(checks, verdicts: list[tuple[str, str]]) -> None:
-    checks.mkdir(parents=True)
-    numerics = json.dumps({"cpu": "AMD EPYC"})
+def _write(
+    checks, verdicts: list[tuple[str, str]], date: str = "2026-12-06", cpu: str = "AMD EPYC"
+) -> None:
+    checks.mkdir(parents=True, exist_ok=True)
+    numerics = json.dumps({"cpu": cpu})
     pd.DataFrame(
         {
             "problem": ["p", "p", "q"],
@@ -21,7 +23,7 @@ def _write(checks, verdicts: list[tuple[str, str]]) -> None:
             "profile": "portable",
             "numerics": numerics,
         }
-    ).to_csv(checks / "verify-claims-2026-12-06.csv", index=False)
+    ).to_csv(checks / f"verify-claims-{date}.csv", index=False)
     pd.DataFrame(
         {
             "claim_id": [f"P1-C{i}" for i in range(len(verdicts))],
@@ -30,7 +32,7 @@ def _write(checks, verdicts: list[tuple[str, str]]) -> None:
             "verdict_rebuilt": [b for _, b in verdicts],
             "verdict_agrees": [a == b for a, b in verdicts],
         }
-    ).to_csv(checks / "verify-claims-2026-12-06-verdicts.csv", index=False)
+    ).to_csv(checks / f"verify-claims-{date}-verdicts.csv", index=False)
 
 
 def test_text_counts_jobs_traces_and_agreeing_verdicts(tmp_path):
@@ -49,3 +51,12 @@ def test_a_moved_verdict_is_not_called_a_scale_change(tmp_path):
     text = verify_claims_text(tmp_path, "t")
     assert "0 of 1 verdicts" in text and "scale they name" not in text
     assert verify_claims_text(tmp_path, "other") == NO_RUN
+
+
+def test_runs_on_two_cpus_stand_side_by_side_oldest_first(tmp_path):
+    checks = tmp_path / "data/t/checks"
+    _write(checks, [("reproduced", "reproduced")], "2026-12-07", "Intel Xeon")
+    _write(checks, [("reproduced", "not reproduced")], "2026-12-06", "AMD EPYC")
+    text = verify_claims_text(tmp_path, "t")
+    amd, intel = text.index("on AMD EPYC"), text.index("on Intel Xeon")
+    assert amd < intel and "(2026-12-06," in text and "(2026-12-07," in text

@@ -405,4 +405,14 @@ def _verify_claims(args: argparse.Namespace, config: dict, traces: Path, workdir
     print(diff[cols].to_string(index=False))
     agree = int(diff["verdict_agrees"].sum())
     print(f"verdicts agreeing: {agree} / {len(diff)}")
+    if args.out:
+        stem = Path(args.out).with_suffix("")
+        diff.to_csv(f"{stem}-verdicts.csv", index=False)
+        parts = verify.compare_parts(
+            pd.read_csv(Path(tables) / "claims_paper1_parts.csv"),
+            pd.read_csv(Path("results") / run / "tables" / "claims_paper1_parts.csv"),
+        )
+        parts.to_csv(f"{stem}-parts.csv", index=False)
+        same = int((parts["decision_committed"] == parts["decision_rebuilt"]).sum())
+        print(f"parts agreeing: {same} / {len(parts)}; wrote {stem}-verdicts.csv, {stem}-parts.csv")
     return 0

@@ -366,3 +366,16 @@ def compare_claims(committed: pd.DataFrame, rebuilt: pd.DataFrame) -> pd.DataFra
     out["verdict_agrees"] = out["verdict_committed"] == out["verdict_rebuilt"]
     out["value_abs_diff"] = (out["value_committed"] - out["value_rebuilt"]).abs()
     return out
+
+
+def compare_parts(committed: pd.DataFrame, rebuilt: pd.DataFrame) -> pd.DataFrame:
+    """Per claim part: committed vs rebuilt decision and the counts of units for / against."""
+    key = ["claim_id", "variant", "part"]
+    cols = [*key, "decision", "k_for", "k_against"]
+    a = committed[cols].fillna({"variant": ""})
+    b = rebuilt[cols].fillna({"variant": ""})
+    out = a.merge(b, on=key, how="outer", suffixes=("_committed", "_rebuilt"))
+    order = [*key]
+    for col in ("decision", "k_for", "k_against"):
+        order += [f"{col}_committed", f"{col}_rebuilt"]
+    return out[order]

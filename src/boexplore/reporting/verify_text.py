@@ -2,7 +2,8 @@
 
 ``data/<tier>/checks/`` holds, per verify run, the per-trace table (``verify-claims-<date>.csv``),
 the claim-by-claim comparison (``...-verdicts.csv``) and the part-by-part one (``...-parts.csv``);
-this module turns the latest of them into the paragraph and table the results page shows.
+this module turns each complete run into the paragraph and table the results page shows, oldest
+first, so runs on different CPUs stand side by side.
 """
 
 from __future__ import annotations
@@ -24,23 +25,28 @@ def _cpu(numerics: str) -> str:
         return ""
 
 
-def latest_run(checks: Path) -> str | None:
-    """Date stem (``verify-claims-2026-12-06``) of the newest complete verify --claims run."""
-    stems = sorted(
+def complete_runs(checks: Path) -> list[str]:
+    """Date stems (``verify-claims-2026-12-06``) of every complete verify --claims run, oldest
+    first."""
+    return sorted(
         p.name[: -len("-verdicts.csv")]
         for p in checks.glob("verify-claims-*-verdicts.csv")
         if (checks / p.name.replace("-verdicts.csv", ".csv")).is_file()
     )
-    return stems[-1] if stems else None
 
 
 def verify_claims_text(repo: Path, tier: str) -> str:
-    """Sentence and table of the latest verify --claims of ``tier``: how many jobs and traces
-    were re-made, how many traces diverged, and which verdicts and parts moved."""
+    """Sentence and table of every verify --claims of ``tier``: how many jobs and traces were
+    re-made where, how many traces diverged, and which verdicts and parts moved."""
     checks = repo / "data" / tier / "checks"
-    stem = latest_run(checks)
-    if stem is None:
+    stems = complete_runs(checks)
+    if not stems:
         return NO_RUN
+    return "\n\n".join(_run_text(checks, stem) for stem in stems)
+
+
+def _run_text(checks: Path, stem: str) -> str:
+    """The paragraph (and table of moved verdicts) of one verify --claims run."""
     traces = pd.read_csv(checks / f"{stem}.csv")
     verdicts = pd.read_csv(checks / f"{stem}-verdicts.csv", dtype={"variant": str})
     parts_csv = checks / f"{stem}-parts.csv"
