@@ -24,7 +24,7 @@ from pathlib import Path
 
 from mkdocs.structure.files import File, Files
 
-FIGURE_RUNS = ("default", "replicate", "replicate-long")
+FIGURE_RUNS = ("default", "replicate", "replicate-long", "replicate-beyond-d")
 SUFFIXES = (".png", ".pdf", ".json")
 WIDE_CLASS = "boexplore-wide"
 BODY = re.compile(r"<body\b")
