@@ -265,6 +265,7 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "uses-replicate": lambda repo: uses_table(repo, "replicate"),
     "stop-verdict-replicate": lambda repo: stop_verdict_text(repo, "replicate"),
     "verify-claims-replicate": lambda repo: verify_claims_text(repo, "replicate"),
+    "verify-claims-replicate-long": lambda repo: verify_claims_text(repo, "replicate-long"),
     "timings": timings_table,
     "cpu-speed": cpu_speed_table,
     "time-default": _time("default"),
