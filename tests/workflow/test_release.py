@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from wfhelpers import REPO, run_snakemake
@@ -309,3 +310,25 @@ def test_verify_claims_rebuild_command_parses_and_plans_from_the_overlay(tmp_pat
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]
     assert "restore_run" in out and "paper1_analysis" in out  # the overlay stands in for BO
+
+
+def _framed(ident: dict) -> pd.DataFrame:
+    frame = pd.DataFrame({"seed": [0]})
+    frame.attrs = {"boexplore": ident}
+    return frame
+
+
+def test_seeds_made_on_two_cpus_merge_and_keep_both_cpus() -> None:
+    """A verify re-run seed (another CPU, another commit) joins the released seeds of its job;
+    a different numerics profile still refuses to merge (the control)."""
+    from boexplore.pipeline.release import merged_identity
+
+    amd = {"engine": {"engine_version": 1}, "git_commit": "a",
+           "numerics": {"profile": "portable", "cpu": "AMD EPYC"}}  # fmt: skip
+    intel = {**amd, "git_commit": "b", "numerics": {"profile": "portable", "cpu": "Intel Xeon"}}
+    merged = merged_identity([_framed(amd), _framed(intel)])["boexplore"]
+    assert merged["numerics"]["cpus"] == ["AMD EPYC", "Intel Xeon"]
+    assert merged["git_commits"] == ["a", "b"]
+    other = {**amd, "numerics": {"profile": "unpinned", "cpu": "AMD EPYC"}}
+    with pytest.raises(ValueError, match="disagree on their identity"):
+        merged_identity([_framed(amd), _framed(other)])

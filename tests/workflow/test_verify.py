@@ -142,3 +142,17 @@ def test_released_prefix_is_the_recorded_file_and_nothing_else(tmp_path, monkeyp
     committed.attrs["boexplore"]["extended_from"]["files"] = {"released/p/m/gone.parquet": "x"}
     with pytest.raises(FileNotFoundError, match="gone"):
         verify.released_prefix(committed)
+
+
+def test_a_rerun_trace_carries_its_identity_and_the_committed_prefix() -> None:
+    """Without it a re-run seed could not be merged with the released seeds of its job."""
+    import pandas as pd
+
+    from boexplore.pipeline.verify import stamp_rerun
+
+    committed = pd.DataFrame({"seed": [0]})
+    committed.attrs = {"boexplore": {"extended_from": {"files": {"a.parquet": "0" * 64}}}}
+    rerun = stamp_rerun(pd.DataFrame({"seed": [0]}), committed)
+    ident = rerun.attrs["boexplore"]
+    assert ident["extended_from"] == committed.attrs["boexplore"]["extended_from"]
+    assert ident["engine"]["engine_version"] >= 1 and "cpu" in ident["numerics"]

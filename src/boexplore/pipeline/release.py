@@ -147,10 +147,22 @@ def restore_trace(src: Path, dst: Path) -> Path:
     return atomic_write(expand(trace), Path(dst))
 
 
+def _without_machine(ident: dict) -> dict:
+    """An identity without what only says where it ran: the commit, the released prefix files
+    and the CPU model (``numerics.cpu``). Two traces of one run made on two CPUs under one
+    profile are the same computation; which CPU made which stays recorded."""
+    free = ("extended_from", "git_commit")
+    out = {k: v for k, v in ident.items() if k not in free}
+    if isinstance(out.get("numerics"), dict):
+        out["numerics"] = {k: v for k, v in out["numerics"].items() if k != "cpu"}
+    return out
+
+
 def merged_identity(frames: Sequence[pd.DataFrame]) -> dict:
     """Attributes of traces joined into one file: the first's, with the union of the released
     prefixes they extend (``extended_from.files``) and, when they differ, the commits they were
-    made at (``git_commits``); every other field (engine, numerics) must agree."""
+    made at (``git_commits``) and the CPUs that made them (``numerics.cpus``); every other field
+    (engine, numerics profile and variables) must agree."""
     attrs = [f.attrs for f in frames]
     out = {k: v for k, v in attrs[0].items()} if attrs else {}
     ids = [a.get("boexplore", {}) for a in attrs]
@@ -159,16 +171,17 @@ def merged_identity(frames: Sequence[pd.DataFrame]) -> dict:
     files: dict[str, str] = {}
     for ident in ids:
         files.update((ident.get("extended_from") or {}).get("files", {}))
-    free = ("extended_from", "git_commit")  # the commit a run was made at is provenance
-    base = {k: v for k, v in ids[0].items() if k not in free}
+    base = _without_machine(ids[0])
     for ident in ids[1:]:
-        other = {k: v for k, v in ident.items() if k not in free}
-        if other != base:
+        if _without_machine(ident) != base:
             raise ValueError("released traces of one job disagree on their identity")
     merged = dict(ids[0])
     commits = sorted({str(i["git_commit"]) for i in ids if i.get("git_commit")})
     if len(commits) > 1:
         merged["git_commits"] = commits
+    cpus = sorted({str(i["numerics"]["cpu"]) for i in ids if (i.get("numerics") or {}).get("cpu")})
+    if len(cpus) > 1:
+        merged["numerics"] = {**merged["numerics"], "cpus": cpus}
     if files:
         merged["extended_from"] = {**ids[0]["extended_from"], "files": dict(sorted(files.items()))}
     out["boexplore"] = merged

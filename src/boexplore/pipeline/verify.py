@@ -242,8 +242,21 @@ def rerun_job(
             else f"diverges at iteration {checks[-1].first_divergent_iteration}",
         )
     if keep_dir is not None:
-        save_rerun(job, pd.concat(traces, ignore_index=True), keep_dir)
+        save_rerun(job, stamp_rerun(pd.concat(traces, ignore_index=True), committed), keep_dir)
     return checks
+
+
+def stamp_rerun(trace: pd.DataFrame, committed: pd.DataFrame) -> pd.DataFrame:
+    """Record what made a re-run trace, as the workflow does for the traces it releases (engine,
+    numerics, CPU); a re-run from a released prefix names the same prefix files as the
+    committed trace, so a re-run seed and the released seeds of one job can be merged."""
+    from boexplore.bo.engine import stamp_trace
+
+    stamp_trace(trace)
+    source = (committed.attrs.get("boexplore") or {}).get("extended_from")
+    if source:
+        trace.attrs["boexplore"]["extended_from"] = source
+    return trace
 
 
 def _rerun_worker(args: tuple[ReleaseJob, dict, str, str, str | None]) -> list[dict[str, Any]]:
