@@ -60,3 +60,26 @@ def test_runs_on_two_cpus_stand_side_by_side_oldest_first(tmp_path):
     text = verify_claims_text(tmp_path, "t")
     amd, intel = text.index("on AMD EPYC"), text.index("on Intel Xeon")
     assert amd < intel and "(2026-12-06," in text and "(2026-12-07," in text
+
+
+def test_a_rerun_on_another_cpu_says_which_verdicts_moved(tmp_path):
+    from boexplore.reporting.verify_text import rerun_text
+
+    checks = tmp_path / "data/d/checks"
+    assert rerun_text(tmp_path, "d").startswith("No re-run")
+    checks.mkdir(parents=True)
+    stem = checks / "rerun-2026-12-07"
+    pd.DataFrame({"claim_id": ["P1-C1", "P1-C3"], "variant": ["", ""],
+                  "verdict_committed": ["reproduced", "not reproduced"],
+                  "verdict_rebuilt": ["reproduced", "undecidable"],
+                  "verdict_agrees": [True, False]}).to_csv(f"{stem}-paper1.csv", index=False)  # fmt: skip
+    pd.DataFrame({"decision_committed": ["a", "b"], "decision_rebuilt": ["a", "b"]}).to_csv(
+        f"{stem}-parts.csv", index=False
+    )
+    (checks / "rerun-2026-12-07-cpu.json").write_text(
+        json.dumps({"vendor": "Intel", "family": 6, "model_number": 167, "model": "Intel Xeon"})
+    )
+    text = rerun_text(tmp_path, "d")
+    assert "Intel Xeon (Intel family 6 model 167) (2026-12-07): 1 of 2 paper-1 verdicts" in text
+    assert "2 of 2 claim parts" in text and "| P1-C3 | not reproduced | undecidable |" in text
+    assert "| P1-C3" not in rerun_text(tmp_path, "d", table=False)

@@ -83,3 +83,56 @@ def _run_text(checks: Path, stem: str) -> str:
         claim = f"{row['claim_id']} (`{variant}`)" if variant else row["claim_id"]
         lines.append(f"| {claim} | {row['verdict_committed']} | {row['verdict_rebuilt']} |")
     return "\n".join(lines)
+
+
+def _cpu_name(cpu: dict) -> str:
+    """``Intel Xeon (family 6 model 167)`` from a ``numerics.cpu_info`` record."""
+    return (
+        f"{cpu.get('model', '?')} ({cpu.get('vendor', '?')} family {cpu.get('family')} model "
+        + (f"{cpu.get('model_number')})")
+    )
+
+
+def rerun_text(repo: Path, tier: str, table: bool = True) -> str:
+    """One sentence per whole-workflow re-run on another machine
+    (``python -m boexplore.pipeline.tables_compare``): how many paper-1 verdicts, parts and
+    paper-2 verdicts are the same, and (``table``) a table of the verdicts that moved."""
+    import json
+
+    checks = repo / "data" / tier / "checks"
+    stems = sorted(p.name[: -len("-paper1.csv")] for p in checks.glob("rerun-*-paper1.csv"))
+    if not stems:
+        return "No re-run of this workflow on another machine is committed yet."
+    blocks = []
+    for stem in stems:
+        cpu_file = checks / f"{stem}-cpu.json"
+        cpu = json.loads(cpu_file.read_text()) if cpu_file.is_file() else {}
+        p1 = pd.read_csv(checks / f"{stem}-paper1.csv", dtype={"variant": str})
+        parts = pd.read_csv(checks / f"{stem}-parts.csv")
+        text = (
+            f"Re-run on {_cpu_name(cpu)} ({stem.removeprefix('rerun-')}): "
+            f"{int(p1['verdict_agrees'].sum())} of {len(p1)} paper-1 verdicts and "
+            f"{int((parts['decision_committed'] == parts['decision_rebuilt']).sum())} of "
+            f"{len(parts)} claim parts are the same"
+        )
+        moved = [("paper 1", p1)]
+        p2_file = checks / f"{stem}-paper2.csv"
+        if p2_file.is_file():
+            p2 = pd.read_csv(p2_file)
+            text += f", and {int(p2['verdict_agrees'].sum())} of {len(p2)} paper-2 verdicts"
+            moved.append(("paper 2", p2))
+        lines = [text + "."]
+        rows = []
+        for _, frame in moved:
+            for _, row in frame[~frame["verdict_agrees"].astype(bool)].iterrows():
+                variant = row.get("variant")
+                label = row["claim_id"] + (
+                    f" (`{variant}`)" if isinstance(variant, str) and variant else ""
+                )
+                if "statistic" in row and isinstance(row["statistic"], str):
+                    label += f": {row['statistic']}"
+                rows.append(f"| {label} | {row['verdict_committed']} | {row['verdict_rebuilt']} |")
+        if rows and table:
+            lines += ["", "| claim | committed | re-run |", "|---|---|---|", *rows]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
