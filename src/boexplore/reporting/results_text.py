@@ -55,7 +55,7 @@ from boexplore.reporting.tier_text import (
     tier_scope,
     uses_table,
 )
-from boexplore.reporting.verify_text import rerun_text, verify_claims_text
+from boexplore.reporting.verify_text import rerun_text, verify_claims_short, verify_claims_text
 
 REPO = Path(__file__).resolve().parents[3]
 TEXT_FILES = ("README.md", "docs/*.md")
@@ -267,6 +267,7 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "verify-claims-replicate": lambda repo: verify_claims_text(repo, "replicate"),
     "verify-claims-replicate-long": lambda repo: verify_claims_text(repo, "replicate-long"),
     "rerun-default": lambda repo: rerun_text(repo, "default"),
+    "verify-claims-short": lambda repo: verify_claims_short(repo, ["replicate", "replicate-long"]),
     "rerun-default-short": lambda repo: rerun_text(repo, "default", table=False),
     "timings": timings_table,
     "cpu-speed": cpu_speed_table,
