@@ -83,3 +83,17 @@ def test_a_rerun_on_another_cpu_says_which_verdicts_moved(tmp_path):
     assert "Intel Xeon (Intel family 6 model 167) (2026-12-07): 1 of 2 paper-1 verdicts" in text
     assert "2 of 2 claim parts" in text and "| P1-C3 | not reproduced | undecidable |" in text
     assert "| P1-C3" not in rerun_text(tmp_path, "d", table=False)
+
+
+def test_a_verdict_that_moves_on_another_cpu_is_marked_in_its_row(tmp_path):
+    """Only a change of verdict class counts; a re-run naming another scale does not."""
+    from boexplore.reporting.results_text import moved_on_rerun
+
+    checks = tmp_path / "data/d/checks"
+    checks.mkdir(parents=True)
+    pd.DataFrame({"claim_id": ["P1-C3", "P1-C5"], "variant": ["", ""],
+                  "verdict_committed": ["not reproduced", "undecidable at this scale: needs 15"],
+                  "verdict_rebuilt": ["undecidable at this scale: x", "undecidable at this scale: 5"],
+                  "verdict_agrees": [False, False]}).to_csv(checks / "rerun-x-paper1.csv", index=False)  # fmt: skip
+    moved = moved_on_rerun(tmp_path / "data/d/tables")
+    assert moved == {("P1-C3", ""): ["undecidable at this scale: x"]}

@@ -150,10 +150,36 @@ def choice_of_row(row: pd.Series, sens: pd.DataFrame | None) -> str:
     return str(row["default_setting"]) if has_value(row, "default_setting") else ""
 
 
+def _verdict_class(verdict: object) -> str:
+    """``undecidable`` from ``undecidable at this scale: needs ...``: the verdict without its
+    scale, so a re-run that only names another scale does not count as moving."""
+    return str(verdict).split(":")[0].strip()
+
+
+def moved_on_rerun(tier_dir: Path) -> dict[tuple[str, str], list[str]]:
+    """Per (claim, variant): the verdicts a committed re-run on another CPU gave where its
+    verdict class differs from the committed one (``data/<tier>/checks``: whole-workflow
+    re-runs and ``verify --claims`` runs)."""
+    checks = tier_dir.parent / "checks"
+    found: dict[tuple[str, str], list[str]] = {}
+    for path in sorted(checks.glob("rerun-*-paper1.csv")) + sorted(
+        checks.glob("verify-claims-*-verdicts.csv")
+    ):
+        table = pd.read_csv(path, dtype={"variant": str}).fillna({"variant": ""})
+        for _, row in table.iterrows():
+            if _verdict_class(row["verdict_committed"]) != _verdict_class(row["verdict_rebuilt"]):
+                key = (str(row["claim_id"]), str(row["variant"]))
+                found.setdefault(key, []).append(str(row["verdict_rebuilt"]))
+    return found
+
+
 def paper1_table(csv: Path) -> str:
     """The paper-1 claims table of a tier: claim, verdict (and the setting it is decided
-    under), evidence, the verdict over our settings, and its other checks."""
+    under), evidence, the verdict over our settings, and its other checks. A verdict that
+    moved when the tier was re-run on another CPU says so: rounding decided it, not the
+    method."""
     df = pd.read_csv(csv)
+    moved = moved_on_rerun(csv.parent)
     robust = "stability" in df.columns
     sens_csv = csv.with_name("claims_paper1_sensitivity.csv")
     sens = pd.read_csv(sens_csv, dtype={"setting": str}) if sens_csv.is_file() else None
@@ -171,6 +197,12 @@ def paper1_table(csv: Path) -> str:
         choice = choice_of_row(row, sens) if robust else ""
         if choice:
             verdict += f", under {choice}"
+        other = moved.get((str(row.claim_id), str(row["variant"]) if has_variant else ""))
+        if other:
+            verdict += (
+                f"; on another CPU: {'; '.join(sorted(set(other)))} (decided by rounding, "
+                "not by the method: see the re-run below)"
+            )
         line = f"| {row.claim_id}{variant}: {cell(row.claim)} | {cell(verdict)} | "
         line += f"{cell(paper1_evidence(row))} |"
         if robust:
