@@ -163,14 +163,33 @@ def _semantic_errors(config: Mapping[str, Any]) -> Iterator[str]:
     for i, entry in enumerate(config.get("more_seeds") or []):
         cells = [
             (p, m)
-            for p in fnmatch.filter(config["problems"], entry["problem"])
-            for m in fnmatch.filter(config["methods"], entry["method"])
-            if not is_excluded(config, p, m)
+            for p in config["problems"]
+            for m in config["methods"]
+            if cell_matches(entry, p, m) and not is_excluded(config, p, m)
         ]
         if not cells:
             yield f"config key more_seeds.{i}: patterns match no configured (problem, method) cell"
+    yield from _not_run_errors(config)
     yield from _analysis_errors(config)
     yield from _parametric_errors(config)
+
+
+def _not_run_errors(config: Mapping[str, Any]) -> Iterator[str]:
+    """``not_run``: its problems are registered and each cell pattern prices some cell (a
+    typo would otherwise price a claim at zero)."""
+    from boexplore.problems import problem_info
+
+    for claim, spec in ((config.get("not_run") or {}).get("claims") or {}).items():
+        key = f"config key not_run.claims.{claim}"
+        for label, entry in (spec.get("problems") or {}).items():
+            try:
+                problem_info(entry["name"])
+            except KeyError as exc:
+                yield f"{key}.problems.{label}.name: {exc.args[0]}"
+        problems = [*config["problems"], *(spec.get("problems") or {})]
+        for i, cell in enumerate(spec["cells"]):
+            if not any(cell_matches(cell, p, m) for p in problems for m in config["methods"]):
+                yield f"{key}.cells.{i}: patterns match no configured (problem, method)"
 
 
 def _analysis_errors(config: Mapping[str, Any]) -> Iterator[str]:
@@ -407,13 +426,25 @@ def problem_seed_list(config: Mapping[str, Any], label: str) -> list[int]:
     return sorted(int(s) for s in own)
 
 
+def label_patterns(value: str | Sequence[str]) -> list[str]:
+    """fnmatch patterns of a ``more_seeds`` / ``not_run`` entry: one, or a list."""
+    return [value] if isinstance(value, str) else list(value)
+
+
+def cell_matches(entry: Mapping[str, Any], problem: str, method: str) -> bool:
+    """Whether an entry's problem and method patterns (one or a list each) match the cell."""
+    return any(fnmatch.fnmatch(problem, p) for p in label_patterns(entry["problem"])) and any(
+        fnmatch.fnmatch(method, m) for m in label_patterns(entry["method"])
+    )
+
+
 def cell_seed_list(config: Mapping[str, Any], problem: str, method: str) -> list[int]:
     """Seeds of one (problem, method) cell: the problem's seeds plus those of every
     ``more_seeds`` entry whose patterns match the cell (cells a power analysis sized up),
     minus those of every ``exclude`` rule with ``seeds`` that matches it (cells cut)."""
     seeds = set(problem_seed_list(config, problem))
     for entry in config.get("more_seeds") or []:
-        if fnmatch.fnmatch(problem, entry["problem"]) and fnmatch.fnmatch(method, entry["method"]):
+        if cell_matches(entry, problem, method):
             seeds.update(int(s) for s in entry["seeds"])
     for rule in _matching_exclusions(config, problem, method):
         seeds.difference_update(int(s) for s in rule.get("seeds") or [])

@@ -251,3 +251,35 @@ def test_more_seeds_patterns_must_match_a_cell(smoke: dict) -> None:
     _rejects(cfg, "more_seeds.0", "match no configured")
     cfg["more_seeds"] = [{"problem": "*", "method": "*", "seeds": [-1]}]
     _rejects(cfg, "more_seeds")
+
+
+def test_more_seeds_accept_lists_of_patterns(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    problems, methods = list(cfg["problems"])[:2], list(cfg["methods"])[:2]
+    extra = [max(cfg["seeds"]) + 1]
+    cfg["more_seeds"] = [{"problem": problems, "method": methods, "seeds": extra}]
+    valid = validate_config(cfg)
+    for p in cfg["problems"]:
+        for m in cfg["methods"]:
+            if is_excluded(valid, p, m):
+                continue
+            grown = p in problems and m in methods
+            assert (extra[0] in cell_seed_list(valid, p, m)) == grown, (p, m)
+    cfg["more_seeds"] = [{"problem": ["nope*"], "method": methods, "seeds": extra}]
+    _rejects(cfg, "more_seeds.0", "match no configured")
+
+
+def test_not_run_cells_must_match_and_name_registered_problems(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    cell = {"problem": "*", "method": "*", "seeds": 5}
+    cfg["not_run"] = {"ceiling_cpu_h": 1, "claims": {"P1-U3": {"cells": [cell]}}}
+    validate_config(cfg)
+    cfg["not_run"]["claims"]["P1-U3"]["cells"] = [{**cell, "problem": "nope"}]
+    _rejects(cfg, "not_run.claims.P1-U3.cells.0", "match no configured")
+    cfg["not_run"]["claims"]["P1-U3"] = {
+        "cells": [cell],
+        "problems": {"x": {"name": "no_such_problem", "dim": 3}},
+    }
+    _rejects(cfg, "not_run.claims.P1-U3.problems.x.name")
+    cfg["not_run"] = {"claims": {"P1-U3": {"cells": [cell]}}}
+    _rejects(cfg, "not_run")  # claims without a ceiling

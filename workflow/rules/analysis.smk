@@ -73,6 +73,7 @@ rule paper1_analysis:
         claims_sensitivity=f"{TABLES}/claims_paper1_sensitivity.csv",
     params:
         analysis=report_param(config.get("analysis"), "analysis"),
+        not_run=config.get("not_run") or {},  # claims left out under a CPU ceiling, priced
     log:
         f"{LOGS}/analysis/paper1_analysis.log",
     threads: 1

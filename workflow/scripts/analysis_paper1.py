@@ -11,6 +11,7 @@ from boexplore.analysis.paper1.sensitivity import boundary_labels
 from boexplore.analysis.pipeline import run_analysis, write_tables
 from boexplore.analysis.variants import mechanism_activity_from_files
 from boexplore.pipeline.io import setup_job_logging
+from boexplore.pipeline.not_run import with_costs
 
 setup_job_logging(snakemake.log[0])
 metrics = pd.read_parquet(snakemake.input.metrics)
@@ -32,6 +33,8 @@ boundary = boundary_table(
     per_problem=True,  # GP-prior shares compare on the problems every prior ran
 )
 released = released_claims(result, boundary)
+# claims a CPU ceiling left out say what deciding them would cost (config `not_run`)
+released.report.claims = with_costs(released.claims, snakemake.config)
 write_released_claims(
     released,
     snakemake.output.claims_csv,

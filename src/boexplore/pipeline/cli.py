@@ -191,6 +191,7 @@ def _estimate(args: argparse.Namespace) -> int:
             f"({cpu_held / 3600:.1f} CPU-h; restored, not run): BO still to run "
             f"{(bo_cpu - cpu_held) / 3600:.1f} CPU-h"
         )
+    _print_not_run(config)
     if args.jobs:
         print("\nrule\tjob\tcpu_s\tmem_mb\truntime_request_min\tmem_request_mb\tsegments")
         for j in jobs:
@@ -207,6 +208,24 @@ def _estimate(args: argparse.Namespace) -> int:
         print(f"\npredicted vs measured CPU time ({args.compare}):")
         print(cost.format_compare(summary))
     return 0
+
+
+def _print_not_run(config: dict) -> None:
+    """The claims the config's ``not_run`` section leaves out, priced as its claims table
+    prices them."""
+    from boexplore.pipeline import not_run
+
+    costs = not_run.not_run_costs(config)
+    if not costs:
+        return
+    own = not_run.own_bo_cpu_h(config)
+    ceiling = float(config["not_run"]["ceiling_cpu_h"])
+    print(
+        f"claims left out (config not_run): the tier's own new BO {own:.1f} CPU-h, "
+        f"ceiling {ceiling:g} CPU-h"
+    )
+    for c in costs:
+        print(f"  {c.claim_id}: {c.seed_runs} BO seed runs, {c.cpu_h:.1f} CPU-h  {c.reason}")
 
 
 def _progress(args: argparse.Namespace) -> int:

@@ -52,6 +52,8 @@ def _type(node: Mapping[str, Any]) -> str:
     """Short type of a schema node: ``integer``, ``number | null``, ``list of string``, ..."""
     if "enum" in node:
         return "one of " + ", ".join(f"`{json.dumps(v)}`" for v in node["enum"])
+    if "oneOf" in node and "type" not in node:
+        return " | ".join(_type(alt) for alt in node["oneOf"])
     t = node.get("type", "any" if "$ref" not in node else "section")
     types = t if isinstance(t, list) else [t]
     if "array" in types and isinstance(node.get("items"), Mapping):

@@ -1,0 +1,128 @@
+"""What an undecidable claim would cost to decide, when a tier leaves it out under a CPU ceiling.
+
+A tier sized by its power analysis may not afford every claim within its CPU ceiling. Its
+config then names, under ``not_run``, the cells each claim left out would need (``cells``:
+problem / method patterns and the seeds the claim needs there; ``problems``: instances the
+tier does not have yet) and the ceiling. This module prices them with the same cost model as
+``boexplore estimate`` (only the seeds the tier does not run), prices the tier's own new BO
+(the seeds its ``release.extend_from`` does not hold) beside them, and writes the sentence the
+claims table appends to the claim's "undecidable" verdict: so a reader sees what deciding it
+would cost and why it was not run, from numbers the model computes, not typed ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from boexplore.analysis.claimkit.verdict import UNDECIDABLE_PREFIX
+from boexplore.cost.calibration import config_calibration
+from boexplore.workflow_config import bo_job_cost, cell_matches, cell_seed_list, is_excluded
+
+
+@dataclass(frozen=True)
+class ClaimCost:
+    """New BO seed runs a left-out claim needs and their predicted CPU-hours."""
+
+    claim_id: str
+    seed_runs: int
+    cpu_h: float
+    reason: str
+
+
+def cell_seeds(cell: Mapping[str, Any]) -> set[int]:
+    """A cell's seeds: its list, or 0 .. N-1 for an integer N."""
+    seeds = cell["seeds"]
+    return set(range(int(seeds))) if isinstance(seeds, int) else {int(s) for s in seeds}
+
+
+def _with_problems(config: Mapping[str, Any], problems: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(config)
+    out["problems"] = {**config["problems"], **dict(problems)}
+    return out
+
+
+def _base_seeds(config: Mapping[str, Any], problem: str, method: str) -> set[int]:
+    if problem not in config["problems"] or is_excluded(config, problem, method):
+        return set()
+    return set(cell_seed_list(config, problem, method))
+
+
+def claim_cost(config: Mapping[str, Any], claim_id: str, spec: Mapping[str, Any]) -> ClaimCost:
+    """Cost of the seeds ``spec["cells"]`` asks for that ``config`` does not run already
+    (cells matching the spec's own ``exclude`` rules are left out)."""
+    cal = config_calibration(config)
+    extended = _with_problems(config, spec.get("problems") or {})
+    # the claim's own exclusions, not the tier's: a cell it names runs even where the tier
+    # left that method out (e.g. TS on a problem the tier added for another claim)
+    priced = {**extended, "exclude": list(spec.get("exclude") or [])}
+    runs, cpu_s = 0, 0.0
+    for problem in extended["problems"]:
+        for method in extended["methods"]:
+            wanted: set[int] = set()
+            for cell in spec["cells"]:
+                if cell_matches(cell, problem, method):
+                    wanted.update(cell_seeds(cell))
+            if not wanted or is_excluded(priced, problem, method):
+                continue
+            new = wanted - _base_seeds(config, problem, method)
+            if new:
+                runs += len(new)
+                cpu_s += bo_job_cost(extended, problem, method, len(new), cal).cpu_s
+    return ClaimCost(claim_id, runs, cpu_s / 3600, str(spec.get("reason", "")))
+
+
+def own_bo_cpu_h(config: Mapping[str, Any]) -> float:
+    """Predicted CPU-hours of the tier's own BO: every seed its ``release.extend_from`` lacks."""
+    from boexplore.pipeline.release import released_seeds
+
+    cal = config_calibration(config)
+    roots = (config.get("release") or {}).get("extend_from")
+    cpu_s = 0.0
+    for problem in config["problems"]:
+        for method in config["methods"]:
+            if is_excluded(config, problem, method):
+                continue
+            held = released_seeds(roots, problem, method) if roots else {}
+            new = [s for s in cell_seed_list(config, problem, method) if s not in held]
+            if new:
+                cpu_s += bo_job_cost(config, problem, method, len(new), cal).cpu_s
+    return cpu_s / 3600
+
+
+def not_run_costs(config: Mapping[str, Any]) -> list[ClaimCost]:
+    """The cost of every claim the config's ``not_run`` section leaves out (none: [])."""
+    section = config.get("not_run") or {}
+    return [claim_cost(config, cid, spec) for cid, spec in (section.get("claims") or {}).items()]
+
+
+def cost_sentence(cost: ClaimCost, own_cpu_h: float, ceiling_cpu_h: float) -> str:
+    """``not run: N more BO seed runs, X CPU-h by the cost model; with the tier's own Y CPU-h
+    beyond its Z CPU-h ceiling`` (the sentence appended to an undecidable verdict)."""
+    verdict = "beyond" if own_cpu_h + cost.cpu_h > ceiling_cpu_h else "within"
+    return (
+        f"not run: {cost.seed_runs} more BO seed runs, {cost.cpu_h:.1f} CPU-h by the cost "
+        f"model; with the tier's own {own_cpu_h:.1f} CPU-h {verdict} its "
+        f"{ceiling_cpu_h:g} CPU-h ceiling"
+    )
+
+
+def with_costs(claims: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
+    """``claims`` with the cost sentence appended to each undecidable row the config's
+    ``not_run`` section prices (other rows, and tiers without the section, unchanged)."""
+    costs = not_run_costs(config)
+    if not costs:
+        return claims
+    ceiling = float(config["not_run"]["ceiling_cpu_h"])
+    own = own_bo_cpu_h(config)
+    out = claims.copy()
+    for cost in costs:
+        rows = (out["claim_id"] == cost.claim_id) & out["verdict"].astype(str).str.startswith(
+            UNDECIDABLE_PREFIX
+        )
+        sentence = cost_sentence(cost, own, ceiling)
+        out.loc[rows, "verdict"] = out.loc[rows, "verdict"].astype(str) + f"; {sentence}"
+    return out

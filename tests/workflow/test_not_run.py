@@ -1,0 +1,114 @@
+"""Claims left out under a CPU ceiling are priced by the cost model and say so in their verdict."""
+
+from __future__ import annotations
+
+import copy
+
+import pandas as pd
+import pytest
+import yaml
+from wfhelpers import REPO
+
+from boexplore.pipeline.not_run import (
+    ClaimCost,
+    claim_cost,
+    cost_sentence,
+    own_bo_cpu_h,
+    with_costs,
+)
+from boexplore.workflow_config import (
+    bo_job_cost,
+    cell_seed_list,
+    is_excluded,
+    load_config,
+    validate_config,
+)
+
+
+@pytest.fixture(scope="module")
+def smoke() -> dict:
+    cfg = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
+    cfg.pop("release", None)
+    return validate_config(cfg)
+
+
+def _one_cell(cfg: dict) -> tuple[str, str]:
+    return next(iter(cfg["problems"])), next(iter(cfg["methods"]))
+
+
+def test_only_seeds_the_tier_does_not_run_are_priced(smoke: dict) -> None:
+    problem, method = _one_cell(smoke)
+    have = cell_seed_list(smoke, problem, method)
+    wanted = max(have) + 4  # seeds 0 .. wanted-1
+    spec = {"cells": [{"problem": problem, "method": method, "seeds": wanted}]}
+    cost = claim_cost(smoke, "P1-U1", spec)
+    new = wanted - len(have)
+    assert cost.seed_runs == new
+    assert cost.cpu_h == pytest.approx(bo_job_cost(smoke, problem, method, new).cpu_s / 3600)
+    # control: asking only for seeds the tier already runs costs nothing
+    spec_held = {"cells": [{"problem": problem, "method": method, "seeds": have}]}
+    assert claim_cost(smoke, "P1-U1", spec_held).seed_runs == 0
+
+
+def test_new_problems_and_the_claims_own_exclusions(smoke: dict) -> None:
+    cfg = copy.deepcopy(smoke)
+    method = next(iter(cfg["methods"]))
+    cfg["exclude"] = [*cfg.get("exclude", []), {"problem": "*", "method": method}]
+    cfg = validate_config(cfg)
+    spec = {
+        "problems": {"extra_branin": {"name": "branin", "dim": 2, "budget": 12}},
+        "cells": [{"problem": ["extra_branin"], "method": [method], "seeds": 3}],
+    }
+    # the tier excludes the method everywhere; the claim still needs (and prices) it
+    assert claim_cost(cfg, "P1-U3", spec).seed_runs == 3
+    spec_out = {**spec, "exclude": [{"problem": "extra_*", "method": "*"}]}
+    assert claim_cost(cfg, "P1-U3", spec_out).seed_runs == 0
+
+
+def test_own_bo_counts_every_seed_without_a_release(smoke: dict) -> None:
+    total = sum(
+        bo_job_cost(smoke, p, m, len(cell_seed_list(smoke, p, m))).cpu_s
+        for p in smoke["problems"]
+        for m in smoke["methods"]
+        if not is_excluded(smoke, p, m)
+    )
+    assert own_bo_cpu_h(smoke) == pytest.approx(total / 3600)
+
+
+def test_sentence_says_beyond_or_within_the_ceiling() -> None:
+    cost = ClaimCost("P1-U3", 10, 1.5, "")
+    assert "beyond its 10 CPU-h ceiling" in cost_sentence(cost, 9.0, 10)
+    assert "within its 10 CPU-h ceiling" in cost_sentence(cost, 8.0, 10)
+
+
+def test_only_undecidable_rows_of_priced_claims_get_the_price(smoke: dict) -> None:
+    problem, method = _one_cell(smoke)
+    cfg = {
+        **smoke,
+        "not_run": {
+            "ceiling_cpu_h": 0.001,
+            "claims": {"P1-U3": {"cells": [{"problem": problem, "method": method, "seeds": 50}]}},
+        },
+    }
+    claims = pd.DataFrame(
+        {
+            "claim_id": ["P1-U3", "P1-U3", "P1-U1"],
+            "verdict": [
+                "undecidable at this scale: needs 50 seeds × 6 problems",
+                "reproduced",
+                "undecidable at this scale: needs 30 seeds × 6 problems",
+            ],
+        }
+    )
+    out = with_costs(claims, cfg)
+    assert out["verdict"][0].startswith("undecidable at this scale: needs 50 seeds × 6 problems; ")
+    assert "not run:" in out["verdict"][0] and "beyond its 0.001 CPU-h ceiling" in out["verdict"][0]
+    assert out["verdict"][1] == "reproduced"  # decided rows keep their verdict
+    assert out["verdict"][2] == claims["verdict"][2]  # a claim the section does not price
+    assert with_costs(claims, smoke).equals(claims)  # no section: unchanged
+
+
+def test_decide_tier_prices_p1_u3() -> None:
+    cfg = load_config(REPO / "config" / "replicate-decide.yaml")
+    cost = claim_cost(cfg, "P1-U3", cfg["not_run"]["claims"]["P1-U3"])
+    assert cost.seed_runs > 0 and cost.cpu_h > 0
