@@ -7,7 +7,13 @@ import pandas as pd
 import pytest
 
 from boexplore.analysis.claimkit.verdict import MISSING, NOT_REPRODUCED, REPRODUCED
-from boexplore.analysis.paper1.effort import DIFFERENT, EQUIVALENT, effort_rows, equivalence
+from boexplore.analysis.paper1.effort import (
+    DIFFERENT,
+    EQUIVALENT,
+    effort_rows,
+    equivalence,
+    seeds_needed,
+)
 
 CFG = {"primary_metric": "otsd_norm",
        "effort_check": {"problem": "p", "base": "logei", "alt": "logei_effort",
@@ -51,3 +57,33 @@ def test_equivalence_interval_against_the_margin(shift, verdict):
     base = np.linspace(0, 1, 10)
     alt = base + shift + np.tile([0.01, -0.01], 5)
     assert equivalence(base, alt, 1.0)["verdict"] == verdict
+
+
+def _pilot(mu: float, sd: float, n: int = 8, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    base = rng.normal(0.0, 1.0, n)
+    return base, base + rng.normal(mu, sd, n)
+
+
+def test_seeds_needed_grows_as_the_effect_nears_the_margin():
+    grid = [3, 5, 8, 10, 15, 20, 30, 50, 100]
+    clear = seeds_needed({"x": _pilot(0.0, 0.3)}, None, 1.0, grid)
+    close = seeds_needed({"x": _pilot(0.4, 0.8)}, None, 1.0, grid)
+    assert clear is not None and close is not None and clear < close
+    # control: a difference sitting on the margin is never decided on the grid
+    base, _ = _pilot(0.0, 0.1)
+    on_margin = (base, base + np.std(base, ddof=1) + np.tile([0.3, -0.3], 4))
+    assert seeds_needed({}, on_margin, 1.0, [3, 5, 8, 10]) is None
+
+
+def test_undecided_row_names_its_size_and_the_controls():
+    noisy = _final(0.0)
+    rng = np.random.default_rng(3)
+    mask = noisy["method"] == "logei_effort"
+    noisy.loc[mask, "otsd_norm"] += rng.normal(0.0, 0.06, int(mask.sum()))  # ~ the seed SD
+    (row,) = effort_rows(noisy, CFG)
+    assert row["decision"] not in (REPRODUCED, NOT_REPRODUCED)
+    assert row["verdict"].startswith("undecidable at this scale: ")
+    assert row["needs"] == "" or row["needs"].endswith(" seeds")
+    (decided,) = effort_rows(_final(0.0), CFG)  # control: a decided row names no size
+    assert decided["needs"] == "" and "power analysis" not in decided["note"]

@@ -281,5 +281,5 @@ def test_not_run_cells_must_match_and_name_registered_problems(smoke: dict) -> N
         "problems": {"x": {"name": "no_such_problem", "dim": 3}},
     }
     _rejects(cfg, "not_run.claims.P1-U3.problems.x.name")
-    cfg["not_run"] = {"claims": {"P1-U3": {"cells": [cell]}}}
-    _rejects(cfg, "not_run")  # claims without a ceiling
+    cfg["not_run"] = {"claims": {"P1-U3": {"cells": [cell]}}, "extra": 1}
+    _rejects(cfg, "not_run")

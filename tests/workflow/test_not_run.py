@@ -76,9 +76,11 @@ def test_own_bo_counts_every_seed_without_a_release(smoke: dict) -> None:
 
 
 def test_sentence_says_beyond_or_within_the_ceiling() -> None:
-    cost = ClaimCost("P1-U3", 10, 1.5, "")
+    cost = ClaimCost("P1-U3", 10, 1.5, "the other tier's ceiling")
     assert "beyond its 10 CPU-h ceiling" in cost_sentence(cost, 9.0, 10)
     assert "within its 10 CPU-h ceiling" in cost_sentence(cost, 8.0, 10)
+    # no ceiling: the reason says why
+    assert cost_sentence(cost, None, None).endswith("model (the other tier's ceiling)")
 
 
 def test_only_undecidable_rows_of_priced_claims_get_the_price(smoke: dict) -> None:

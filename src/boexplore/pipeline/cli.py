@@ -218,11 +218,11 @@ def _print_not_run(config: dict) -> None:
     costs = not_run.not_run_costs(config)
     if not costs:
         return
-    own = not_run.own_bo_cpu_h(config)
-    ceiling = float(config["not_run"]["ceiling_cpu_h"])
+    ceiling = config["not_run"].get("ceiling_cpu_h")
+    own = f"the tier's own new BO {not_run.own_bo_cpu_h(config):.1f} CPU-h"
     print(
-        f"claims left out (config not_run): the tier's own new BO {own:.1f} CPU-h, "
-        f"ceiling {ceiling:g} CPU-h"
+        "claims left out (config not_run): "
+        + (f"{own}, ceiling {ceiling:g} CPU-h" if ceiling is not None else "no ceiling set")
     )
     for c in costs:
         print(f"  {c.claim_id}: {c.seed_runs} BO seed runs, {c.cpu_h:.1f} CPU-h  {c.reason}")

@@ -99,13 +99,16 @@ def not_run_costs(config: Mapping[str, Any]) -> list[ClaimCost]:
     return [claim_cost(config, cid, spec) for cid, spec in (section.get("claims") or {}).items()]
 
 
-def cost_sentence(cost: ClaimCost, own_cpu_h: float, ceiling_cpu_h: float) -> str:
+def cost_sentence(cost: ClaimCost, own_cpu_h: float | None, ceiling_cpu_h: float | None) -> str:
     """``not run: N more BO seed runs, X CPU-h by the cost model; with the tier's own Y CPU-h
-    beyond its Z CPU-h ceiling`` (the sentence appended to an undecidable verdict)."""
+    beyond its Z CPU-h ceiling`` (the sentence appended to an undecidable verdict); without a
+    ceiling the claim's ``reason`` says why it was not run."""
+    text = f"not run: {cost.seed_runs} more BO seed runs, {cost.cpu_h:.1f} CPU-h by the cost model"
+    if ceiling_cpu_h is None or own_cpu_h is None:
+        return f"{text} ({cost.reason})" if cost.reason else text
     verdict = "beyond" if own_cpu_h + cost.cpu_h > ceiling_cpu_h else "within"
     return (
-        f"not run: {cost.seed_runs} more BO seed runs, {cost.cpu_h:.1f} CPU-h by the cost "
-        f"model; with the tier's own {own_cpu_h:.1f} CPU-h {verdict} its "
+        f"{text}; with the tier's own {own_cpu_h:.1f} CPU-h {verdict} its "
         f"{ceiling_cpu_h:g} CPU-h ceiling"
     )
 
@@ -116,13 +119,13 @@ def with_costs(claims: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
     costs = not_run_costs(config)
     if not costs:
         return claims
-    ceiling = float(config["not_run"]["ceiling_cpu_h"])
-    own = own_bo_cpu_h(config)
+    ceiling = config["not_run"].get("ceiling_cpu_h")
+    own = own_bo_cpu_h(config) if ceiling is not None else None
     out = claims.copy()
     for cost in costs:
         rows = (out["claim_id"] == cost.claim_id) & out["verdict"].astype(str).str.startswith(
             UNDECIDABLE_PREFIX
         )
-        sentence = cost_sentence(cost, own, ceiling)
+        sentence = cost_sentence(cost, own, None if ceiling is None else float(ceiling))
         out.loc[rows, "verdict"] = out.loc[rows, "verdict"].astype(str) + f"; {sentence}"
     return out

@@ -16,14 +16,22 @@ equivalent, or the check could not fail.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from boexplore.analysis.claimkit.stats import t_interval
-from boexplore.analysis.claimkit.verdict import MISSING, NOT_REPRODUCED, REPRODUCED, UNDECIDED
+from boexplore.analysis.claimkit.verdict import (
+    MISSING,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    UNDECIDABLE_PREFIX,
+    UNDECIDED,
+)
 
 CLAIM = (
     "Check: the optimiser effort we use gives the same exploration and performance as "
@@ -48,6 +56,59 @@ def equivalence(base: np.ndarray, alt: np.ndarray, margin_sd: float) -> dict[str
     else:
         verdict = UNDECIDED
     return {"verdict": verdict, "n": n, "mean": mean, "low": low, "high": high, "margin": margin}
+
+
+def _simulated_verdicts(
+    diff: np.ndarray,
+    base: np.ndarray,
+    margin_sd: float,
+    n: int,
+    rng: np.random.Generator,
+    n_sim: int,
+) -> np.ndarray:
+    """Equivalence verdicts of ``n_sim`` simulated experiments of ``n`` seeds: paired
+    differences normal with the pilot's mean and SD (sample mean and χ² sample SD drawn
+    exactly), the margin the pilot's (plug-in, as the power analysis of the claims does)."""
+    diff = np.asarray(diff, float)
+    mu, sd = float(diff.mean()), float(diff.std(ddof=1))
+    margin = float(margin_sd * np.std(np.asarray(base, float), ddof=1))
+    mean = mu + sd / np.sqrt(n) * rng.standard_normal(n_sim)
+    sd_hat = sd * np.sqrt(rng.chisquare(n - 1, n_sim) / (n - 1))
+    half = float(stats.t.ppf(0.975, n - 1)) * sd_hat / np.sqrt(n)
+    low, high = mean - half, mean + half
+    out = np.full(n_sim, UNDECIDED, dtype=object)
+    out[(low >= -margin) & (high <= margin)] = EQUIVALENT
+    out[(high < -margin) | (low > margin)] = DIFFERENT
+    return out
+
+
+def seeds_needed(
+    pairs: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    control: tuple[np.ndarray, np.ndarray] | None,
+    margin_sd: float,
+    seeds_grid: Sequence[int],
+    target: float = 0.8,
+    n_sim: int = 300,
+    seed: int = 0,
+) -> int | None:
+    """Fewest seeds on the grid at which the check is decided (every statistic equivalent, or
+    one different) *and* its control comes out different (shown able to fail) with
+    probability ≥ ``target``; None when no grid point does. ``pairs``: per statistic the
+    pilot's (base, alt) values over seeds; ``control``: (base, control) on the primary one."""
+    rng = np.random.default_rng(seed)
+    for n in sorted(int(k) for k in seeds_grid):
+        if n < 3:
+            continue
+        verdicts = np.array(
+            [_simulated_verdicts(a - b, b, margin_sd, n, rng, n_sim) for b, a in pairs.values()]
+        )
+        decided = (verdicts == EQUIVALENT).all(axis=0) | (verdicts == DIFFERENT).any(axis=0)
+        if control is not None:
+            b, c = control
+            decided &= _simulated_verdicts(c - b, b, margin_sd, n, rng, n_sim) == DIFFERENT
+        if decided.mean() >= target:
+            return n
+    return None
 
 
 def _paired(final: pd.DataFrame, problem: str, a: str, b: str, metric: str):
@@ -100,16 +161,33 @@ def effort_rows(final: pd.DataFrame, cfg: Mapping[str, Any]) -> list[dict[str, A
         decision = UNDECIDED
     notes = [_text(m, c) for m, c in checks.items()]
     control = ec.get("control")
-    if control:
-        pair = _paired(final, problem, base, str(control), metrics[0])
-        if pair is not None:
-            c = equivalence(*pair, margin_sd)
-            notes.append(
-                f"control {base} vs {control} (must not be equivalent): {_text(metrics[0], c)}"
-            )
-    verdict = {REPRODUCED: REPRODUCED, NOT_REPRODUCED: NOT_REPRODUCED}.get(
-        decision, "undecidable at this scale: the intervals straddle the margin"
-    )
+    pair = _paired(final, problem, base, str(control), metrics[0]) if control else None
+    control_verdict = None
+    if pair is not None:
+        c = equivalence(*pair, margin_sd)
+        control_verdict = c["verdict"]
+        notes.append(
+            f"control {base} vs {control} (must not be equivalent): {_text(metrics[0], c)}"
+        )
+    verdict = {REPRODUCED: REPRODUCED, NOT_REPRODUCED: NOT_REPRODUCED}.get(decision)
+    power = cfg.get("power") or {}
+    grid = power.get("seeds_grid") or [3, 5, 8, 10, 15, 20, 30, 50]
+    size = functools.partial(
+        seeds_needed, margin_sd=margin_sd, seeds_grid=grid, target=float(power.get("target", 0.8)),
+        n_sim=int(power.get("n_sim", 300)), seed=int(power.get("seed", 0)),
+    )  # fmt: skip
+    if verdict is None:  # size the check from this pilot
+        n = size(found, None)
+        row["needs"] = f"{n} seeds" if n else ""
+        verdict = UNDECIDABLE_PREFIX + (
+            f": needs {n} seeds" if n else ": not decided within the power grid"
+        )
+    if pair is not None and control_verdict != DIFFERENT:  # a check must be shown able to fail
+        n = size({}, pair)
+        notes.append(
+            f"the control fails the check from {n} seeds (power analysis)" if n else
+            f"the control does not fail the check within the power grid (up to {max(grid)} seeds)"
+        )  # fmt: skip
     return [
         {
             **row,
