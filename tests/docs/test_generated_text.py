@@ -180,6 +180,32 @@ def test_tier_comparison_pairs_claims_and_variants(tmp_path: Path) -> None:
     assert "| P1-X1 | not decided | not decided | **reproduced** (1) |" in three
 
 
+def test_tier_moves_short_names_moves_and_open_rows(tmp_path: Path) -> None:
+    cols = ["claim_id", "variant", "value", "verdict"]
+    rows = {
+        "few": [
+            ("P1-C4", "ts_polish", 0.5, "undecidable at this scale: needs 10 seeds × 6 problems"),
+            ("P1-C3", "", 0.8, "not reproduced"),
+            ("P1-U3", "", 0.1, "undecidable at this scale: needs 50 seeds × 6 problems"),
+        ],
+        "more": [
+            ("P1-C4", "ts_polish", 1.0, "reproduced"),
+            ("P1-C3", "", 0.8, "not reproduced"),
+            ("P1-U3", "", 0.1, "undecidable at this scale: needs 50 seeds × 6 problems; "
+             "not run: 9 more BO seed runs, 1.5 CPU-h by the cost model"),
+        ],
+    }  # fmt: skip
+    for tier, data in rows.items():
+        d = tmp_path / "data" / tier / "tables"
+        d.mkdir(parents=True)
+        pd.DataFrame(data, columns=cols).to_csv(d / "claims_paper1.csv", index=False)
+    text = rt.tier_moves_short(tmp_path, "few", "more")
+    assert text.startswith("P1-C4 (`ts_polish`) undecidable → **reproduced**; still undecidable: ")
+    assert "P1-U3 (needs 50 seeds × 6 problems; not run: 9 more BO seed runs" in text
+    assert "P1-C3" not in text  # the same verdict in both tiers
+    assert rt.tier_moves_short(tmp_path, "few", "few").startswith("no verdict moves")
+
+
 def test_contrasts_table_by_share_of_budget_when_budgets_differ(tmp_path: Path) -> None:
     tables = tmp_path / "data" / "t" / "tables"
     tables.mkdir(parents=True)

@@ -52,6 +52,7 @@ from boexplore.reporting.tier_text import (
     contrasts_table,
     stop_verdict_text,
     tier_comparison,
+    tier_moves_short,
     tier_scope,
     uses_table,
 )
@@ -292,6 +293,11 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "budget-replicate-beyond-d": lambda repo: tier_comparison(
         repo, ["replicate", "replicate-long"], "replicate-beyond-d"
     ),
+    # the decide tier (more seeds where the power analysis asks): placed once released
+    "paper1-replicate-decide": _claims("replicate-decide", 1),
+    "scope-replicate-decide": lambda repo: tier_scope(repo, "replicate-decide"),
+    "seeds-replicate-decide": lambda repo: tier_comparison(repo, "replicate", "replicate-decide"),
+    "moves-replicate-decide": lambda repo: tier_moves_short(repo, "replicate", "replicate-decide"),
     "paper2-default": _claims("default", 2),
     "paper2-coverage-default": _table_file("default", "paper2_e2_coverage.md"),
     "uses-replicate": lambda repo: uses_table(repo, "replicate"),

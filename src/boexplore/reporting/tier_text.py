@@ -149,6 +149,38 @@ def tier_comparison(repo: Path, before: str | Sequence[str], after: str) -> str:
     return "\n".join(lines)
 
 
+def _short_class(verdict: object) -> str:
+    """``undecidable`` / ``reproduced`` / ...: a verdict without its scale or price."""
+    v = str(verdict).split(":")[0].split(";")[0].strip()
+    return "undecidable" if v.startswith("undecidable") else v
+
+
+def tier_moves_short(repo: Path, before: str, after: str) -> str:
+    """One sentence: the rows whose verdict ``after`` (e.g. more seeds) decides differently from
+    ``before``, and the rows ``after`` still leaves undecidable (with their price, if any)."""
+    frames = {}
+    for tier in (before, after):
+        path = repo / "data" / tier / "tables" / "claims_paper1.csv"
+        if not path.exists():
+            return MISSING.format(what=f"`data/{tier}/tables/claims_paper1.csv`")
+        t = pd.read_csv(path, dtype={"variant": str}).fillna({"variant": ""})
+        frames[tier] = t.set_index(["claim_id", "variant"])
+    a, b = frames[after], frames[before]
+    moved, open_rows = [], []
+    for key in a.index:
+        name = f"{key[0]} (`{key[1]}`)" if key[1] else key[0]
+        now = _short_class(a.loc[key, "verdict"])
+        was = _short_class(b.loc[key, "verdict"]) if key in b.index else "not decided"
+        if now == "undecidable":
+            open_rows.append(f"{name} ({str(a.loc[key, 'verdict']).split(':', 1)[1].strip()})")
+        elif now != was and not now.startswith("missing data"):
+            moved.append(f"{name} {was} → **{now}**")
+    text = "; ".join(moved) if moved else "no verdict moves"
+    if open_rows:
+        text += "; still undecidable: " + "; ".join(open_rows)
+    return text
+
+
 def uses_table(repo: Path, tier: str) -> str:
     """The paper-1 uses (rows P1-U*) of a tier: verdict and the note that decided it."""
     path = repo / "data" / tier / "tables" / "claims_paper1.csv"
