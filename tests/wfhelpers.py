@@ -30,3 +30,10 @@ def run_snakemake(args: list[str], cwd: Path, timeout: float = 600) -> subproces
 @pytest.fixture
 def repo() -> Path:
     return REPO
+
+
+def smoke_config() -> dict:
+    """The shipped smoke config as written (a fresh dict per call; tests mutate it)."""
+    import yaml
+
+    return yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())

@@ -5,8 +5,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-import yaml
-from wfhelpers import CONFIGS, REPO
+from wfhelpers import CONFIGS, REPO, smoke_config
 
 from boexplore.workflow_config import (
     ConfigError,
@@ -23,7 +22,7 @@ from boexplore.workflow_config import (
 
 @pytest.fixture(scope="module")
 def smoke() -> dict:
-    return yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
+    return smoke_config()
 
 
 @pytest.mark.parametrize("name", CONFIGS)

@@ -6,8 +6,7 @@ import copy
 
 import pandas as pd
 import pytest
-import yaml
-from wfhelpers import REPO
+from wfhelpers import REPO, smoke_config
 
 from boexplore.pipeline.not_run import (
     ClaimCost,
@@ -27,7 +26,7 @@ from boexplore.workflow_config import (
 
 @pytest.fixture(scope="module")
 def smoke() -> dict:
-    cfg = yaml.safe_load((REPO / "config" / "smoke.yaml").read_text())
+    cfg = smoke_config()
     cfg.pop("release", None)
     return validate_config(cfg)
 
