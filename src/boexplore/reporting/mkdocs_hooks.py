@@ -24,7 +24,13 @@ from pathlib import Path
 
 from mkdocs.structure.files import File, Files
 
-FIGURE_RUNS = ("default", "replicate", "replicate-long", "replicate-beyond-d")
+FIGURE_RUNS = (
+    "default",
+    "replicate",
+    "replicate-long",
+    "replicate-beyond-d",
+    "replicate-decide",
+)
 SUFFIXES = (".png", ".pdf", ".json")
 WIDE_CLASS = "boexplore-wide"
 BODY = re.compile(r"<body\b")
