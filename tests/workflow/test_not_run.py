@@ -12,6 +12,7 @@ from boexplore.pipeline.not_run import (
     ClaimCost,
     claim_cost,
     cost_sentence,
+    grid_end_chance,
     own_bo_cpu_h,
     with_costs,
 )
@@ -113,3 +114,48 @@ def test_decide_tier_prices_p1_u3() -> None:
     cfg = load_config(REPO / "config" / "replicate-decide.yaml")
     cost = claim_cost(cfg, "P1-U3", cfg["not_run"]["claims"]["P1-U3"])
     assert cost.seed_runs > 0 and cost.cpu_h > 0
+
+
+def test_problem_copies_price_added_problems_like_the_named_ones(smoke: dict) -> None:
+    problem, method = _one_cell(smoke)
+    have = len(cell_seed_list(smoke, problem, method))
+    wanted = have + 2
+    spec = {"cells": [{"problem": problem, "method": method, "seeds": wanted}]}
+    one = claim_cost(smoke, "P1-U1", spec)
+    three = claim_cost(smoke, "P1-U1", {**spec, "problem_copies": 3})
+    # the named problem needs its new seeds; each added copy needs every seed
+    assert three.seed_runs == one.seed_runs + 2 * wanted
+    full = bo_job_cost(smoke, problem, method, wanted).cpu_s / 3600
+    assert three.cpu_h == pytest.approx(one.cpu_h + 2 * full)
+    assert (one.size(), three.size()) == (
+        f"{wanted} seeds × 1 problems",
+        f"{wanted} seeds × 3 problems",
+    )
+
+
+def test_the_chance_is_given_only_at_the_grid_s_largest_size() -> None:
+    config = {"analysis": {"power": {"seeds_grid": [10, 50], "problems_grid": [6, 24]}}}
+    parts = pd.DataFrame(
+        {
+            "claim_id": ["P1-U1", "P1-U1"],
+            "variant": [None, "control"],
+            "decision": ["undecided", "undecided"],
+            "need_seeds": [None, None],
+            "p_decisive_at_need": [0.61, 0.17],
+        }
+    )
+    at_end = ClaimCost("P1-U1", 10, 35.6, "", seeds=50, problems=24)
+    assert grid_end_chance(at_end, parts, config) == pytest.approx(0.61)  # the control is not it
+    sentence = cost_sentence(at_end, 9.0, 10, 0.61)
+    assert sentence.startswith("not run: 50 seeds × 24 problems (decides it with probability 0.61")
+    # control: a size inside the grid, or a part that found its size, gets no chance
+    assert grid_end_chance(ClaimCost("P1-U1", 10, 1.0, "", 30, 6), parts, config) is None
+    found = parts.assign(need_seeds=[50, None])
+    assert grid_end_chance(at_end, found, config) is None
+
+
+def test_decide_tier_prices_p1_u1_at_the_grid_s_largest_size() -> None:
+    cfg = load_config(REPO / "config" / "replicate-decide.yaml")
+    cost = claim_cost(cfg, "P1-U1", cfg["not_run"]["claims"]["P1-U1"])
+    power = cfg["analysis"]["power"]
+    assert (cost.seeds, cost.problems) == (max(power["seeds_grid"]), max(power["problems_grid"]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -284,6 +285,16 @@ def test_bulk_restore_makes_what_the_rules_make_and_snakemake_skips_them(tmp_pat
     assert (tmp_path / "results/rel/metrics/b2/random/seeds0-1.parquet").exists()
     again = restore_release(config, tmp_path / "results")
     assert again.kept == ["b2/random/seeds0-1"] and again.scored == 0  # nothing redone
+    # a benchmark left by an earlier scoring of this job would make Snakemake redo it
+    bench = tmp_path / "results/rel/benchmarks/score_run/b2/random/seeds0-1.tsv"
+    bench.parent.mkdir(parents=True)
+    bench.write_text("s\n1.0\n")
+    os.utime(bench, (1.0, 1.0))
+    metrics_file = tmp_path / "results/rel/metrics/b2/random/seeds0-1.parquet"
+    os.utime(metrics_file, (2.0, 2.0))  # older than its run file: re-scored
+    assert restore_release(config, tmp_path / "results").scored == 1
+    assert bench.stat().st_mtime == metrics_file.stat().st_mtime
+    assert bench.read_text() == "s\n1.0\n"  # measured times kept
 
     proc = run_snakemake(["-n", "--cores", "1", "--until", "score_run", "--configfile",
                           configfile], cwd=tmp_path, timeout=180)  # fmt: skip

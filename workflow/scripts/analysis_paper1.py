@@ -34,7 +34,7 @@ boundary = boundary_table(
 )
 released = released_claims(result, boundary)
 # claims a CPU ceiling left out say what deciding them would cost (config `not_run`)
-released.report.claims = with_costs(released.claims, snakemake.config)
+released.report.claims = with_costs(released.claims, snakemake.config, released.report.parts)
 write_released_claims(
     released,
     snakemake.output.claims_csv,

@@ -10,6 +10,7 @@ the analysis. Jobs the release does not hold at their full budget are left to th
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -88,10 +89,25 @@ def restore_release(
             metrics_file.parent.mkdir(parents=True, exist_ok=True)
             score_run(run_file, metrics_file)
             report.scored += 1
+            for rule, out in (("restore_run", run_file), ("score_run", metrics_file)):
+                _align_benchmark(results / "benchmarks" / rule / f"{key}.tsv", out)
         if progress is not None and (i % every == 0 or i == len(rows)):
             progress(f"{i}/{len(rows)} jobs ({time.perf_counter() - start:.0f} s)")
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _align_benchmark(benchmark: Path, output: Path) -> None:
+    """Stamp an earlier job's benchmark file with ``output``'s time when it is older.
+
+    Snakemake counts a rule's benchmark file among its outputs: a benchmark left by an earlier
+    restore or scoring of this job (e.g. one that ran BO here before the release was exported)
+    would be older than the file just remade and make Snakemake re-run the job. The file keeps
+    its measured times (``boexplore estimate --compare`` reads them); only its stamp moves.
+    """
+    if benchmark.exists() and benchmark.stat().st_mtime < output.stat().st_mtime:
+        stamp = output.stat()
+        os.utime(benchmark, (stamp.st_atime, stamp.st_mtime))
 
 
 def _newer_than(path: Path, sources: list[Path]) -> bool:

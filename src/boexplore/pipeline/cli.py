@@ -225,7 +225,10 @@ def _print_not_run(config: dict) -> None:
         + (f"{own}, ceiling {ceiling:g} CPU-h" if ceiling is not None else "no ceiling set")
     )
     for c in costs:
-        print(f"  {c.claim_id}: {c.seed_runs} BO seed runs, {c.cpu_h:.1f} CPU-h  {c.reason}")
+        print(
+            f"  {c.claim_id}: {c.size()}, {c.seed_runs} BO seed runs, {c.cpu_h:.1f} CPU-h"
+            f"  {c.reason}"
+        )
 
 
 def _progress(args: argparse.Namespace) -> int:

@@ -8,6 +8,11 @@ tier does not have yet) and the ceiling. This module prices them with the same c
 (the seeds its ``release.extend_from`` does not hold) beside them, and writes the sentence the
 claims table appends to the claim's "undecidable" verdict: so a reader sees what deciding it
 would cost and why it was not run, from numbers the model computes, not typed ones.
+
+Where even the power analysis' largest size would not decide a claim ("not decided within the
+power grid"), the config may price that size: ``problem_copies`` counts the listed problems that
+many times over, as the power analysis assumes a larger experiment adds problems like the
+pilot's. The sentence then also gives the simulated chance that this size decides the claim.
 """
 
 from __future__ import annotations
@@ -31,6 +36,12 @@ class ClaimCost:
     seed_runs: int
     cpu_h: float
     reason: str
+    seeds: int = 0  # the largest seed count a cell asks for
+    problems: int = 0  # problems the cells name, times ``problem_copies``
+
+    def size(self) -> str:
+        """``N seeds × M problems``: the scale the priced cells amount to."""
+        return f"{self.seeds} seeds × {self.problems} problems"
 
 
 def cell_seeds(cell: Mapping[str, Any]) -> set[int]:
@@ -59,7 +70,8 @@ def claim_cost(config: Mapping[str, Any], claim_id: str, spec: Mapping[str, Any]
     # the claim's own exclusions, not the tier's: a cell it names runs even where the tier
     # left that method out (e.g. TS on a problem the tier added for another claim)
     priced = {**extended, "exclude": list(spec.get("exclude") or [])}
-    runs, cpu_s = 0, 0.0
+    copies = int(spec.get("problem_copies", 1))
+    runs, cpu_s, most_seeds, named = 0, 0.0, 0, set()
     for problem in extended["problems"]:
         for method in extended["methods"]:
             wanted: set[int] = set()
@@ -68,11 +80,17 @@ def claim_cost(config: Mapping[str, Any], claim_id: str, spec: Mapping[str, Any]
                     wanted.update(cell_seeds(cell))
             if not wanted or is_excluded(priced, problem, method):
                 continue
+            named.add(problem)
+            most_seeds = max(most_seeds, len(wanted))
             new = wanted - _base_seeds(config, problem, method)
-            if new:
-                runs += len(new)
-                cpu_s += bo_job_cost(extended, problem, method, len(new), cal).cpu_s
-    return ClaimCost(claim_id, runs, cpu_s / 3600, str(spec.get("reason", "")))
+            # problems like this one that the claim adds: every wanted seed is new there
+            for n_new in [len(new)] + [len(wanted)] * (copies - 1):
+                if n_new:
+                    runs += n_new
+                    cpu_s += bo_job_cost(extended, problem, method, n_new, cal).cpu_s
+    return ClaimCost(
+        claim_id, runs, cpu_s / 3600, str(spec.get("reason", "")), most_seeds, len(named) * copies
+    )
 
 
 def own_bo_cpu_h(config: Mapping[str, Any]) -> float:
@@ -99,11 +117,25 @@ def not_run_costs(config: Mapping[str, Any]) -> list[ClaimCost]:
     return [claim_cost(config, cid, spec) for cid, spec in (section.get("claims") or {}).items()]
 
 
-def cost_sentence(cost: ClaimCost, own_cpu_h: float | None, ceiling_cpu_h: float | None) -> str:
-    """``not run: N more BO seed runs, X CPU-h by the cost model; with the tier's own Y CPU-h
-    beyond its Z CPU-h ceiling`` (the sentence appended to an undecidable verdict); without a
-    ceiling the claim's ``reason`` says why it was not run."""
-    text = f"not run: {cost.seed_runs} more BO seed runs, {cost.cpu_h:.1f} CPU-h by the cost model"
+def cost_sentence(
+    cost: ClaimCost,
+    own_cpu_h: float | None,
+    ceiling_cpu_h: float | None,
+    p_decisive: float | None = None,
+) -> str:
+    """``not run: N seeds × M problems, K more BO seed runs, X CPU-h by the cost model; with
+    the tier's own Y CPU-h beyond its Z CPU-h ceiling`` (the sentence appended to an
+    undecidable verdict); ``p_decisive``, when given, is the simulated chance that size decides
+    the claim. Without a ceiling the claim's ``reason`` says why it was not run."""
+    chance = (
+        f" (decides it with probability {p_decisive:.2f} by the power analysis)"
+        if p_decisive is not None
+        else ""
+    )
+    text = (
+        f"not run: {cost.size()}{chance}, {cost.seed_runs} more BO seed runs, "
+        f"{cost.cpu_h:.1f} CPU-h by the cost model"
+    )
     if ceiling_cpu_h is None or own_cpu_h is None:
         return f"{text} ({cost.reason})" if cost.reason else text
     verdict = "beyond" if own_cpu_h + cost.cpu_h > ceiling_cpu_h else "within"
@@ -113,9 +145,35 @@ def cost_sentence(cost: ClaimCost, own_cpu_h: float | None, ceiling_cpu_h: float
     )
 
 
-def with_costs(claims: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
+def grid_end_chance(
+    cost: ClaimCost, parts: pd.DataFrame | None, config: Mapping[str, Any]
+) -> float | None:
+    """Simulated P(decisive) of the claim at the power grid's largest size, when the priced
+    size is that size and the claim's undecided part found no size in the grid (the power
+    analysis then reports the chance at the grid's last, largest point)."""
+    power = (config.get("analysis") or {}).get("power") or {}
+    if parts is None or parts.empty or not power:
+        return None
+    largest = (max(power["seeds_grid"]), max(power["problems_grid"]))
+    if (cost.seeds, cost.problems) != largest:
+        return None
+    rows = parts[
+        (parts["claim_id"] == cost.claim_id)
+        & (parts["variant"].fillna("").astype(str) == "")
+        & (parts["decision"] == "undecided")
+        & parts["need_seeds"].isna()
+    ]
+    chances = pd.to_numeric(rows["p_decisive_at_need"], errors="coerce").dropna()
+    return float(chances.min()) if len(chances) else None
+
+
+def with_costs(
+    claims: pd.DataFrame, config: Mapping[str, Any], parts: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """``claims`` with the cost sentence appended to each undecidable row the config's
-    ``not_run`` section prices (other rows, and tiers without the section, unchanged)."""
+    ``not_run`` section prices (other rows, and tiers without the section, unchanged);
+    ``parts`` (the claims' parts table) adds the chance the priced size decides the claim
+    where that size is the power grid's largest."""
     costs = not_run_costs(config)
     if not costs:
         return claims
@@ -126,6 +184,11 @@ def with_costs(claims: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
         rows = (out["claim_id"] == cost.claim_id) & out["verdict"].astype(str).str.startswith(
             UNDECIDABLE_PREFIX
         )
-        sentence = cost_sentence(cost, own, None if ceiling is None else float(ceiling))
+        sentence = cost_sentence(
+            cost,
+            own,
+            None if ceiling is None else float(ceiling),
+            grid_end_chance(cost, parts, config),
+        )
         out.loc[rows, "verdict"] = out.loc[rows, "verdict"].astype(str) + f"; {sentence}"
     return out
