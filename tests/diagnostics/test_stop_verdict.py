@@ -17,7 +17,7 @@ from boexplore.diagnostics import verdict as vm
 from boexplore.workflow_config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
-TABLES = ROOT / "data/replicate/tables"
+TABLES = ROOT / "data/replicate-decide/tables"
 TRACE = ROOT / "data/replicate/traces/lo_branin2/logei/seeds0-3.parquet"  # the rule fires on seed 0
 SHIPPED = ROOT / "src/boexplore/diagnostics" / vm.SHIPPED
 
@@ -58,7 +58,7 @@ def test_diagnose_prints_the_committed_verdict_when_it_offers_a_stop(capsys) -> 
         r"mean loss in gap: rule ([\d.]+), random stop [\d.]+, incumbent rule ([\d.]+)", row["note"]
     )
     assert loss is not None
-    assert line.startswith(f"stop rule verdict: {row['verdict']} (P1-U2, replicate tier")
+    assert line.startswith(f"stop rule verdict: {row['verdict']} (P1-U2, decide tier")
     assert f"saved {row['value']:.1%} of evaluations" in line
     assert f"of {float(loss[1]):.3g}, against {float(loss[2]):.3g} for the incumbent-only" in line
     if row["verdict"] == "not reproduced":
@@ -116,7 +116,7 @@ def test_installed_package_reads_its_copy(monkeypatch) -> None:
 @needs_tables
 def test_stop_rule_docstring_states_the_table_verdict() -> None:
     doc = stopping_module.__doc__ or ""
-    m = re.search(r"Committed verdict \(P1-U2, replicate tier\): ([a-z ]+?) —", doc)
+    m = re.search(r"Committed verdict \(P1-U2, decide tier\): ([a-z ]+?) —", doc)
     assert m is not None and m[1] == _row()["verdict"]
     assert "verdict" in (StopRule.__doc__ or "")
     assert StopRule.verdict().verdict == _row()["verdict"]
@@ -124,7 +124,7 @@ def test_stop_rule_docstring_states_the_table_verdict() -> None:
 
 @needs_tables
 def test_d_sides_and_unit_parts_follow_the_config_and_tables() -> None:
-    analysis = load_config(ROOT / "config/replicate.yaml")["analysis"]
+    analysis = load_config(ROOT / "config/replicate-decide.yaml")["analysis"]
     assert (vm.LOW_D_MAX, vm.HIGH_D_MIN) == (analysis["low_d_max"], analysis["high_d_min"])
     v = load_stop_verdict()
     for part in v.parts:
@@ -149,8 +149,8 @@ def test_diagnostics_page_states_the_generated_verdict() -> None:
 
     page = (ROOT / "docs/diagnostics.md").read_text()
     bodies = {m["name"]: m["body"] for m in rt.REGION.finditer(page)}
-    body = bodies["stop-verdict-replicate"]
-    assert body == rt.render("stop-verdict-replicate", ROOT)  # generated, not typed
+    body = bodies["stop-verdict-replicate-decide"]
+    assert body == rt.render("stop-verdict-replicate-decide", ROOT)  # generated, not typed
     assert load_stop_verdict().advice_line() in body  # the line diagnose prints
-    assert f"P1-U2, replicate tier: {_row()['verdict']}" in body
-    assert "uses-replicate" in bodies
+    assert f"P1-U2, decide tier: {_row()['verdict']}" in body
+    assert "uses-replicate-decide" in bodies

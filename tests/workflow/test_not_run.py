@@ -137,21 +137,35 @@ def test_the_chance_is_given_only_at_the_grid_s_largest_size() -> None:
     config = {"analysis": {"power": {"seeds_grid": [10, 50], "problems_grid": [6, 24]}}}
     parts = pd.DataFrame(
         {
-            "claim_id": ["P1-U1", "P1-U1"],
-            "variant": [None, "control"],
-            "decision": ["undecided", "undecided"],
-            "need_seeds": [None, None],
-            "p_decisive_at_need": [0.61, 0.17],
+            "claim_id": ["P1-U1", "P1-U1", "P1-U1"],
+            "variant": [None, "control", "ts_raasp"],
+            "part": ["gap", "random flag gap", "control ts→random gap"],
+            "decision": ["undecided"] * 3,
+            "need_seeds": [None, None, None],
+            "p_decisive_at_need": [0.61, 0.17, 0.2],
         }
     )
     at_end = ClaimCost("P1-U1", 10, 35.6, "", seeds=50, problems=24)
-    assert grid_end_chance(at_end, parts, config) == pytest.approx(0.61)  # the control is not it
+    assert grid_end_chance(at_end, parts, config) == pytest.approx(0.61)  # controls are not it
     sentence = cost_sentence(at_end, 9.0, 10, 0.61)
     assert sentence.startswith("not run: 50 seeds × 24 problems (decides it with probability 0.61")
     # control: a size inside the grid, or a part that found its size, gets no chance
     assert grid_end_chance(ClaimCost("P1-U1", 10, 1.0, "", 30, 6), parts, config) is None
-    found = parts.assign(need_seeds=[50, None])
+    found = parts.assign(need_seeds=[50, None, None])
     assert grid_end_chance(at_end, found, config) is None
+
+
+def test_a_size_the_verdict_names_is_not_repeated(smoke: dict) -> None:
+    problem, method = _one_cell(smoke)
+    spec = {"cells": [{"problem": problem, "method": method, "seeds": 50}]}
+    cfg = {**smoke, "not_run": {"ceiling_cpu_h": 1, "claims": {"P1-U1": spec}}}
+    size = claim_cost(cfg, "P1-U1", spec).size()
+    named = f"undecidable at this scale: needs {size}"
+    other = "undecidable at this scale: needs 3 seeds × 1 problems"
+    claims = pd.DataFrame({"claim_id": ["P1-U1", "P1-U1"], "verdict": [named, other]})
+    out = with_costs(claims, cfg)["verdict"]
+    assert out[0].startswith(f"{named}; not run: ") and out[0].count(size) == 1
+    assert f"not run: {size}, " in out[1]  # a different size is stated
 
 
 def test_decide_tier_prices_p1_u1_at_the_grid_s_largest_size() -> None:

@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "hysteresis), where the stop rule would have stopped, and what to change. Defaults are "
         "the thresholds of config/replicate.yaml (analysis.uses), tuned on held-out problems. "
         "When the stop rule fires, one more line gives its claim's committed verdict (P1-U2 of "
-        "the replicate tier: whether the saving it offers held on held-out problems, and its "
+        "the decide tier: whether the saving it offers held on held-out problems, and its "
         "loss against the incumbent-only control).",
     )
     p.add_argument("trace", help=".csv or .parquet trace (a boexplore run file works as is)")
@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--claims-tables",
         metavar="DIR",
         help="claims tables the stop rule's verdict is read from (default: the committed "
-        "data/replicate/tables, or the package's copy of its P1-U2 rows when installed)",
+        "data/replicate-decide/tables, or the package's copy of its P1-U2 rows when installed)",
     )
     p.set_defaults(func=_run)
 

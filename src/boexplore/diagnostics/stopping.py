@@ -8,9 +8,9 @@ improve by more than ``min_improvement`` × the observed range of y. The initial
 is never part of the window. The control rule :func:`incumbent_stop_point` uses the
 incumbent alone (no OTSD).
 
-Committed verdict (P1-U2, replicate tier): not reproduced — the rule's claimed saving of
+Committed verdict (P1-U2, decide tier): not reproduced — the rule's claimed saving of
 evaluations at a loss within seed noise did not hold on the held-out half of the replicate
-problems, and the incumbent-only control lost less. :meth:`StopRule.verdict`
+problems (30 seeds), and the incumbent-only control lost less. :meth:`StopRule.verdict`
 returns the verdict with its numbers and where the rule loses (by d), read from the committed
 claims table (:mod:`boexplore.diagnostics.verdict`); ``boexplore diagnose`` prints it whenever
 it offers a stop. A test keeps this paragraph's verdict equal to the table's.

@@ -1,8 +1,8 @@
 """The committed verdict of the stop rule's claim (paper 1's P1-U2) and where the rule loses.
 
-:class:`~boexplore.diagnostics.stopping.StopRule` is the rule the replicate tier tests as row
-P1-U2 ("saves >= 25 % of evaluations at a loss within seed noise"), decided on the decide half
-of its problems with two controls (random stopping at the same times, the incumbent-only rule).
+:class:`~boexplore.diagnostics.stopping.StopRule` is the rule the decide tier (the replicate
+tier with 30 seeds on the held-out half of its problems) tests as row P1-U2 ("saves >= 25 % of
+evaluations at a loss within seed noise"), decided on that decide half with two controls (random stopping at the same times, the incumbent-only rule).
 Everything here is read from the committed tables, never typed:
 
 * ``claims_paper1.csv``, row P1-U2: the claim, the verdict and the note (saved evaluations, the
@@ -11,7 +11,7 @@ Everything here is read from the committed tables, never typed:
 * ``claims_paper1_units.csv``: the per-problem tests, i.e. at which d the rule loses.
 
 **Where the tables come from at run time.** In a source checkout the committed tables
-``data/replicate/tables/`` are read as they are. An installed package does not contain
+``data/replicate-decide/tables/`` are read as they are. An installed package does not contain
 ``data/``, so the P1-U2 rows of the three files ship next to this module (``stop_verdict/``,
 package data); ``python -m boexplore.diagnostics.verdict --sync`` refreshes that copy from the
 committed tables and a test checks that the two agree, so both sources give the same verdict.
@@ -34,13 +34,15 @@ from importlib import resources
 from pathlib import Path
 
 CLAIM_ID = "P1-U2"
-TIER = "replicate"
+TIER = "replicate-decide"
+#: How the text names that tier.
+TIER_LABEL = "decide"
 FILES = ("claims_paper1.csv", "claims_paper1_parts.csv", "claims_paper1_units.csv")
 #: The committed tables of a source checkout (absent from an installed package).
 REPO_TABLES = Path(__file__).resolve().parents[3] / "data" / TIER / "tables"
 #: The package's copy of the P1-U2 rows (``--sync`` writes it).
 SHIPPED = "stop_verdict"
-#: ``analysis.low_d_max`` / ``analysis.high_d_min`` of config/replicate.yaml (a test checks):
+#: ``analysis.low_d_max`` / ``analysis.high_d_min`` of config/replicate-decide.yaml (a test checks):
 #: the low-d and high-d sides the units are grouped into.
 LOW_D_MAX, HIGH_D_MIN = 10, 50
 #: Unit codes of ``claims_paper1_units.csv`` -> part names of ``claims_paper1_parts.csv``
@@ -263,7 +265,7 @@ def load_stop_verdict(
     :func:`default_tables`). ``tier`` labels the text (default: the directory's parent name)."""
     if tables is None:
         directory, label = default_tables()
-        tier = tier or TIER
+        tier = tier or TIER_LABEL
     else:
         directory, label = Path(tables), str(tables)
         tier = tier or Path(tables).resolve().parent.name
@@ -349,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="The stop rule's committed verdict (P1-U2).")
     ap.add_argument("--tables", type=Path, help="claims tables directory (default: committed)")
     ap.add_argument(
-        "--sync", action="store_true", help="refresh the package's copy from data/replicate/tables"
+        "--sync", action="store_true", help=f"refresh the package's copy from data/{TIER}/tables"
     )
     args = ap.parse_args(argv)
     if args.sync:

@@ -122,18 +122,21 @@ def cost_sentence(
     own_cpu_h: float | None,
     ceiling_cpu_h: float | None,
     p_decisive: float | None = None,
+    with_size: bool = True,
 ) -> str:
     """``not run: N seeds × M problems, K more BO seed runs, X CPU-h by the cost model; with
     the tier's own Y CPU-h beyond its Z CPU-h ceiling`` (the sentence appended to an
-    undecidable verdict); ``p_decisive``, when given, is the simulated chance that size decides
-    the claim. Without a ceiling the claim's ``reason`` says why it was not run."""
+    undecidable verdict; ``with_size=False`` leaves out a size the verdict already names);
+    ``p_decisive``, when given, is the simulated chance that size decides the claim. Without a
+    ceiling the claim's ``reason`` says why it was not run."""
     chance = (
         f" (decides it with probability {p_decisive:.2f} by the power analysis)"
         if p_decisive is not None
         else ""
     )
+    size = f"{cost.size()}{chance}, " if with_size else ""
     text = (
-        f"not run: {cost.size()}{chance}, {cost.seed_runs} more BO seed runs, "
+        f"not run: {size}{cost.seed_runs} more BO seed runs, "
         f"{cost.cpu_h:.1f} CPU-h by the cost model"
     )
     if ceiling_cpu_h is None or own_cpu_h is None:
@@ -149,17 +152,20 @@ def grid_end_chance(
     cost: ClaimCost, parts: pd.DataFrame | None, config: Mapping[str, Any]
 ) -> float | None:
     """Simulated P(decisive) of the claim at the power grid's largest size, when the priced
-    size is that size and the claim's undecided part found no size in the grid (the power
-    analysis then reports the chance at the grid's last, largest point)."""
+    size is that size and an undecided part of the claim (its controls aside) found no size in
+    the grid: the power analysis then reports the chance at the grid's last, largest point."""
     power = (config.get("analysis") or {}).get("power") or {}
     if parts is None or parts.empty or not power:
         return None
     largest = (max(power["seeds_grid"]), max(power["problems_grid"]))
     if (cost.seeds, cost.problems) != largest:
         return None
+    control = (parts["variant"].fillna("").astype(str) == "control") | parts["part"].astype(
+        str
+    ).str.startswith("control")
     rows = parts[
         (parts["claim_id"] == cost.claim_id)
-        & (parts["variant"].fillna("").astype(str) == "")
+        & ~control
         & (parts["decision"] == "undecided")
         & parts["need_seeds"].isna()
     ]
@@ -184,11 +190,14 @@ def with_costs(
         rows = (out["claim_id"] == cost.claim_id) & out["verdict"].astype(str).str.startswith(
             UNDECIDABLE_PREFIX
         )
-        sentence = cost_sentence(
-            cost,
-            own,
-            None if ceiling is None else float(ceiling),
-            grid_end_chance(cost, parts, config),
-        )
-        out.loc[rows, "verdict"] = out.loc[rows, "verdict"].astype(str) + f"; {sentence}"
+        for i in out.index[rows]:
+            verdict = str(out.at[i, "verdict"])
+            sentence = cost_sentence(
+                cost,
+                own,
+                None if ceiling is None else float(ceiling),
+                grid_end_chance(cost, parts, config),
+                with_size=f"needs {cost.size()}" not in verdict,
+            )
+            out.at[i, "verdict"] = f"{verdict}; {sentence}"
     return out

@@ -300,8 +300,10 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "moves-replicate-decide": lambda repo: tier_moves_short(repo, "replicate", "replicate-decide"),
     "paper2-default": _claims("default", 2),
     "paper2-coverage-default": _table_file("default", "paper2_e2_coverage.md"),
-    "uses-replicate": lambda repo: uses_table(repo, "replicate"),
-    "stop-verdict-replicate": lambda repo: stop_verdict_text(repo, "replicate"),
+    "uses-replicate-decide": lambda repo: uses_table(repo, "replicate-decide"),
+    "stop-verdict-replicate-decide": lambda repo: stop_verdict_text(
+        repo, "replicate-decide", "decide"
+    ),
     "verify-claims-replicate": lambda repo: verify_claims_text(repo, "replicate"),
     "verify-claims-replicate-long": lambda repo: verify_claims_text(repo, "replicate-long"),
     "rerun-default": lambda repo: rerun_text(repo, "default"),

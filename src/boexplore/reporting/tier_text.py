@@ -198,16 +198,17 @@ def uses_table(repo: Path, tier: str) -> str:
     return "\n".join(lines)
 
 
-def stop_verdict_text(repo: Path, tier: str) -> str:
-    """P1-U2 (the OTSD stop rule) of a tier: its parts, where it loses by d, and the line
-    ``boexplore diagnose`` prints when it offers a stop (the same code builds both)."""
+def stop_verdict_text(repo: Path, tier: str, label: str | None = None) -> str:
+    """P1-U2 (the OTSD stop rule) of a tier (named ``label`` in the text, default ``tier``):
+    its parts, where it loses by d, and the line ``boexplore diagnose`` prints when it offers a
+    stop (the same code builds both)."""
     from boexplore.diagnostics.verdict import FILES, load_stop_verdict
 
     tables = repo / "data" / tier / "tables"
     missing = [f for f in FILES if not (tables / f).exists()]
     if missing:
         return MISSING.format(what=", ".join(f"`data/{tier}/tables/{f}`" for f in missing))
-    v = load_stop_verdict(tables, tier=tier)
+    v = load_stop_verdict(tables, tier=label or tier)
     losses = v.mean_losses()
     lines = [
         f"**{v.claim_id}, {tier} tier: {v.verdict}** (decide half, {v.scale()}). "
