@@ -211,7 +211,7 @@ def stop_verdict_text(repo: Path, tier: str, label: str | None = None) -> str:
     v = load_stop_verdict(tables, tier=label or tier)
     losses = v.mean_losses()
     lines = [
-        f"**{v.claim_id}, {tier} tier: {v.verdict}** (decide half, {v.scale()}). "
+        f"**{v.claim_id}, {v.tier} tier: {v.verdict}** (decide half, {v.scale()}). "
         f"Claim: “{v.claimed()}”.",
         "",
         v.parts_table(),
