@@ -2,7 +2,8 @@
 
 :class:`~boexplore.diagnostics.stopping.StopRule` is the rule the decide tier (the replicate
 tier with 30 seeds on the held-out half of its problems) tests as row P1-U2 ("saves >= 25 % of
-evaluations at a loss within seed noise"), decided on that decide half with two controls (random stopping at the same times, the incumbent-only rule).
+evaluations at a loss within seed noise"), decided on that decide half with two controls
+(random stopping at the same times, the incumbent-only rule).
 Everything here is read from the committed tables, never typed:
 
 * ``claims_paper1.csv``, row P1-U2: the claim, the verdict and the note (saved evaluations, the

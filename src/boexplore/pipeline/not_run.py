@@ -190,13 +190,14 @@ def with_costs(
         rows = (out["claim_id"] == cost.claim_id) & out["verdict"].astype(str).str.startswith(
             UNDECIDABLE_PREFIX
         )
+        chance = grid_end_chance(cost, parts, config)
         for i in out.index[rows]:
             verdict = str(out.at[i, "verdict"])
             sentence = cost_sentence(
                 cost,
                 own,
                 None if ceiling is None else float(ceiling),
-                grid_end_chance(cost, parts, config),
+                chance,
                 with_size=f"needs {cost.size()}" not in verdict,
             )
             out.at[i, "verdict"] = f"{verdict}; {sentence}"
