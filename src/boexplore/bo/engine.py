@@ -23,7 +23,7 @@ from typing import Any
 #: Bump when a change in ``bo/`` (or a numerics dependency pin) can change a trace.
 ENGINE_VERSION = 1
 #: sha256 of ``engine_source_files()`` (see ``engine_sources_sha256``) at ENGINE_VERSION.
-ENGINE_SOURCES_SHA256 = "6bafd1eaacd288b9b12b1a7607b2645e4813d5aee1d0e060fb486247ff46052b"
+ENGINE_SOURCES_SHA256 = "3f40fdb2f164a32087a45dcc5455af7b64db2842f9f2ef9afa55dc765568f266"
 #: Files of ``bo/`` that cannot change a trace's numbers (not hashed).
 NON_NUMERIC_FILES: frozenset[str] = frozenset({"engine.py", "cli.py", "checkpoint.py"})
 #: Libraries whose version is part of the identity (their numerics are the engine's too).

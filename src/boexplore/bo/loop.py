@@ -124,6 +124,7 @@ IDENTITY_IF_SET: dict[str, Any] = {
     "kg_fantasy_cache": False,
     "kg_memory_cap_mb": None,
     "gp_prior": "dim_scaled",
+    "gp_fit": "botorch",
     "device": "cpu",
 }
 
@@ -200,6 +201,7 @@ def _step(
             max_retries=settings.fit_retries,
             ftol=settings.fit_ftol,
             prior=settings.gp_prior,
+            fit=settings.gp_fit,
         )
         state.warm = {k: v.cpu().numpy() for k, v in hyper_state(model).items()}
         if info.status != "ok":

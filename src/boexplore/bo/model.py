@@ -8,6 +8,10 @@ helpers BoTorch still ships (``botorch.models.utils.gpytorch_modules``). Which o
 used is not known, so it is a setting. Both use a ``Standardize`` outcome transform;
 inputs are already in ``[0,1]^d``.
 
+``gp_fit = "botorch"`` (default) maximises the marginal likelihood with BoTorch's
+``fit_gpytorch_mll`` over the raw parameters; ``"log"`` maximises the same objective over log
+hyperparameters (``bo/fit_log.py``), 10-20x fewer evaluations at d = 100-180.
+
 Warm start: the raw hyperparameters of the previous iteration's fit are loaded
 before L-BFGS starts (outcome-transform buffers are *not* copied, they belong
 to the new data). A failed fit is retried (fresh hyperparameters, larger
@@ -33,12 +37,17 @@ from botorch.models.utils.gpytorch_modules import (
 )
 from gpytorch.mlls import ExactMarginalLogLikelihood
 
+from boexplore.bo.fit_log import fit_log_space
+
 LOG = logging.getLogger("boexplore.bo")
 
 HyperState = dict[str, torch.Tensor]
 
 #: GP priors a run can use (``BOSettings.gp_prior``): BoTorch's default since 0.12, and before.
 GP_PRIORS: tuple[str, ...] = ("dim_scaled", "gamma")
+#: How the marginal likelihood is maximised (``BOSettings.gp_fit``): BoTorch's fit over raw
+#: parameters, or the same objective over log hyperparameters (``bo/fit_log.py``).
+GP_FITS: tuple[str, ...] = ("botorch", "log")
 
 
 @dataclass
@@ -110,11 +119,12 @@ def fit_gp(
     max_retries: int = 2,
     ftol: float | None = None,
     prior: str = "dim_scaled",
+    fit: str = "botorch",
 ) -> tuple[SingleTaskGP, FitInfo]:
     """Fit a SingleTaskGP on ``X`` (n, d) in the unit cube and ``Y`` (n, 1), never raising.
 
     ``warm_state`` (from ``hyper_state``) initialises the hyperparameters; ``prior`` is one
-    of ``GP_PRIORS``.
+    of ``GP_PRIORS``, ``fit`` one of ``GP_FITS`` (``ftol`` applies to ``"botorch"`` only).
     Attempt 0 uses the warm state (if any); retries re-create the model
     (initial hyperparameters) with a 100x larger Cholesky jitter each time (1e-8, 1e-6, 1e-4).
     """
@@ -122,6 +132,8 @@ def fit_gp(
         raise ValueError(
             f"fit_gp: expected X (n, d) and Y (n, 1), got {tuple(X.shape)}, {tuple(Y.shape)}"
         )
+    if fit not in GP_FITS:
+        raise ValueError(f"unknown GP fit {fit!r}; valid: {list(GP_FITS)}")
     start = time.perf_counter()
     jitter = 1e-8
     last_error: Exception | None = None
@@ -134,7 +146,9 @@ def fit_gp(
         try:
             with warnings.catch_warnings(), gpytorch.settings.cholesky_jitter(double_value=jitter):
                 warnings.simplefilter("ignore")
-                if ftol is None:
+                if fit == "log":
+                    fit_log_space(mll)
+                elif ftol is None:
                     fit_gpytorch_mll(mll)
                 else:
                     fit_gpytorch_mll(mll, optimizer_kwargs={"options": {"ftol": ftol}})

@@ -54,6 +54,10 @@ class BOSettings:
         LogNormal lengthscale prior) or "gamma" (its default before: scaled Matern-5/2,
         Gamma priors); ``bo/model.py``. Left out of a run's identity at its default, so the
         traces made before the setting existed keep their identity.
+    gp_fit: "botorch" (default: BoTorch's ``fit_gpytorch_mll``, L-BFGS-B over the raw
+        parameters) or "log" (the same marginal likelihood maximised over log lengthscales,
+        noise and outputscale, ``bo/fit_log.py``: 10-20x fewer evaluations at d = 100-180,
+        docs/step-profile.md). Left out of a run's identity at its default.
     device: "cpu" (default) or "cuda": where the GP fit and the acquisition run, float64 on
         both (``bo/device.py``); results come back to the CPU for the trace. Left out of a
         run's identity at "cpu", so CPU traces and checkpoints keep theirs.
@@ -83,6 +87,7 @@ class BOSettings:
     kg_fantasy_cache: bool = False
     kg_memory_cap_mb: float | None = None
     gp_prior: str = "dim_scaled"
+    gp_fit: str = "botorch"
     device: str = "cpu"
     clock: str = "wall"
     num_threads: int | None = None
@@ -102,6 +107,8 @@ class BOSettings:
             raise ValueError(
                 f"BO setting gp_prior must be 'dim_scaled' or 'gamma', got {out.gp_prior!r}"
             )
+        if out.gp_fit not in ("botorch", "log"):
+            raise ValueError(f"BO setting gp_fit must be 'botorch' or 'log', got {out.gp_fit!r}")
         check_device_name(out.device)
         if out.clock not in ("wall", "cpu"):
             raise ValueError(f"BO setting clock must be 'wall' or 'cpu', got {out.clock!r}")

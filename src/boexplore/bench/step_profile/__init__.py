@@ -1,8 +1,15 @@
-"""Where one qKG step's CPU goes: the step profiled, its time attributed to categories.
+"""Where a BO step's CPU goes: the step profiled, its time attributed to categories.
 
-``python -m boexplore.bench.kg_profile --problem hartmann6 --problem ackley60 --n 300
+Two front-ends share the profilers (:mod:`.profilers`) and the attribution rule (:mod:`.rules`):
+the qKG step on a fitted GP (below; docs/kg-profile.md) and a whole engine step -- the GP fit
+and any method's proposal -- (:mod:`.method_step`, :mod:`.method_report`; ``python -m
+boexplore.bench.step_profile methods ...``; docs/step-profile.md).
+
+The qKG step:
+
+``python -m boexplore.bench.step_profile --problem hartmann6 --problem ackley60 --n 300
 --profiler cprofile --profiler sample --out docs/kg-profile.csv`` profiles the steps;
-``python -m boexplore.bench.kg_profile --report --out docs/kg-profile.csv`` renders
+``python -m boexplore.bench.step_profile --report --out docs/kg-profile.csv`` renders
 ``docs/kg-profile.md`` from the table (issue 41, item 1).
 
 The state is the one :mod:`boexplore.bench.kg` builds (``_state``: the first ``n`` points of the
@@ -102,8 +109,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from boexplore.bench.kg_profile.flops import COUNTED_OPS, count_flops, model_flops
-from boexplore.bench.kg_profile.profilers import (
+from boexplore.bench.step_profile.flops import COUNTED_OPS, count_flops, model_flops
+from boexplore.bench.step_profile.profilers import (
     SAMPLE_INTERVAL,
     Evaluations,
     forward_key,
@@ -111,7 +118,7 @@ from boexplore.bench.kg_profile.profilers import (
     record_evaluations,
     sample_call,
 )
-from boexplore.bench.kg_profile.report import (
+from boexplore.bench.step_profile.report import (
     COMPUTE_BOUND,
     KEY,
     _pct,
@@ -120,7 +127,7 @@ from boexplore.bench.kg_profile.report import (
     render_markdown,
     with_cache_column,
 )
-from boexplore.bench.kg_profile.rules import (
+from boexplore.bench.step_profile.rules import (
     BACKWARD,
     CATEGORIES,
     FANTASY,
@@ -140,7 +147,7 @@ from boexplore.bench.kg_profile.rules import (
     classify,
     stack_context,
 )
-from boexplore.bench.kg_profile.step import (
+from boexplore.bench.step_profile.step import (
     DEFAULT_CONFIG,
     EVAL_REPEATS,
     PROFILERS,
@@ -170,7 +177,14 @@ DEFAULT_OUT = Path("docs/kg-profile.csv")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m boexplore.bench.kg_profile",
+    import sys
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["methods"]:
+        from boexplore.bench.step_profile import method_report
+
+        return method_report.main(argv[1:])
+    parser = argparse.ArgumentParser(prog="python -m boexplore.bench.step_profile",
                                      description=__doc__.splitlines()[0])  # fmt: skip
     parser.add_argument("--problem", action="append", default=None,
                         help="a config label (hartmann6), NAME:DIM or NAMEDIM (ackley60); "

@@ -1,4 +1,7 @@
-"""The attribution rule of the qKG profile: the category and phase of a function or a stack.
+"""The attribution rule of a BO step's profile: the category and phase of a function or a stack.
+
+Phases ``GP fit`` and ``TS paths`` exist for whole engine steps (:mod:`.method_step`); a qKG
+step of :mod:`.step` starts from a fitted GP and draws no paths, so its rows never have them.
 
 Kept apart from the profilers, so the rule (fixed before any profile ran) reads and tests alone."""
 
@@ -33,7 +36,12 @@ CATEGORIES: dict[str, str] = {
     OTHER: "other",
 }
 PHASE_INITIAL, PHASE_OPTIMISE, PHASE_REST = "initial conditions", "optimisation", "rest"
+PHASE_FIT, PHASE_TS = "GP fit", "TS paths"
 PHASES: dict[str, str] = {PHASE_INITIAL: "ic", PHASE_OPTIMISE: "opt", PHASE_REST: "rest"}
+#: Phases of a whole engine step (GP fit and TS sample paths first: the outermost phase wins).
+STEP_PHASES: dict[str, str] = {PHASE_FIT: "fit", PHASE_TS: "ts", **PHASES}
+_FIT_NAMES = {("boexplore/bo/model.py", "fit_gp"), ("botorch/fit.py", "fit_gpytorch_mll"),
+              ("boexplore/bo/fit_log.py", "fit_log_space")}  # fmt: skip
 
 _FANTASY_NAMES = {"fantasize", "condition_on_observations", "get_fantasy_model",
                   "get_fantasy_strategy"}  # fmt: skip
@@ -72,6 +80,10 @@ def classify(key: Key) -> Match:
         return Match()
     if path.endswith("torch/autograd/graph.py") and name == "_engine_run_backward":
         return Match(BACKWARD)  # the Python frame around run_backward (what a sampler sees)
+    if any(path.endswith(f) and name == n for f, n in _FIT_NAMES):
+        return Match(phase=PHASE_FIT)
+    if "botorch/sampling/pathwise/" in path:
+        return Match(phase=PHASE_TS)
     if "botorch/optim/initializers.py" in path and name in _IC_NAMES:
         return Match(INITIAL, phase=PHASE_INITIAL)
     if "botorch/generation/gen.py" in path and name in ("gen_candidates_scipy",

@@ -1,4 +1,4 @@
-"""``bench.kg_profile`` at tiny size: the attribution rule (a call graph by hand, a qKG step and
+"""``bench.step_profile`` at tiny size: the attribution rule (a call graph by hand, a qKG step and
 a step without fantasies as the control), the evaluation count against a wrapper of its own,
 the flop formula against the counted ops, and the CLI's table and report."""
 
@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from boexplore.bench import kg
-from boexplore.bench import kg_profile as kp
+from boexplore.bench import step_profile as kp
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = {"fantasies": 4, "num_restarts": 2, "raw_samples": 16}

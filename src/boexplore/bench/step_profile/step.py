@@ -17,15 +17,15 @@ import numpy as np
 
 from boexplore.bench import kg
 from boexplore.bench.kg import _kg, _state, kg_step
-from boexplore.bench.kg_profile.flops import count_flops, model_flops
-from boexplore.bench.kg_profile.profilers import (
+from boexplore.bench.step_profile.flops import count_flops, model_flops
+from boexplore.bench.step_profile.profilers import (
     Evaluations,
     forward_key,
     profile_call,
     record_evaluations,
     sample_call,
 )
-from boexplore.bench.kg_profile.rules import CATEGORIES, PHASES, Context, Key, attribute
+from boexplore.bench.step_profile.rules import CATEGORIES, PHASES, Context, Key, attribute
 
 DEFAULT_CONFIG = Path("config/paper.yaml")
 #: L-BFGS-B iterations per restart of bench.kg's step (a config's qKG runs must use as many).

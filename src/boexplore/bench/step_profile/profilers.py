@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from boexplore.bench.kg_profile.rules import (
+from boexplore.bench.step_profile.rules import (
     OTHER,
     PHASE_REST,
     Context,
