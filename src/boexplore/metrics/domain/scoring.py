@@ -50,15 +50,20 @@ def domain_otsd_tour(X: ArrayLike, domain: Domain | str) -> np.ndarray:
 
 
 def domain_metrics_table(
-    X: ArrayLike, domain: Domain | str, reference: RandomSearchReference | None = None
+    X: ArrayLike,
+    domain: Domain | str,
+    reference: RandomSearchReference | None = None,
+    *,
+    name: str = "X",
 ) -> dict[str, np.ndarray]:
     """Per-prefix OTSD, bounds and OE of raw points ``X`` on ``domain``, in one pass.
 
     With ``reference`` adds ``otsd_random`` / ``oe_random`` (random search on the same domain)
-    and ``otsd_rel = otsd / otsd_random``, ``oe_rel = oe - oe_random``.
+    and ``otsd_rel = otsd / otsd_random``, ``oe_rel = oe - oe_random``. ``name`` names the
+    points in a :class:`DomainError`.
     """
     dom = parse_domain(domain)
-    P = dom.encode(X)
+    P = dom.encode(X, name=name)
     T = len(P)
     tour = TourBuilder(dom.width, capacity=T)
     oe = DomainEntropyAccumulator(dom, capacity=T)
