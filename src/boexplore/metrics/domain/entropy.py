@@ -28,11 +28,12 @@ levels. Duplicates are counted once, as on the box (re-querying a point adds no 
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import digamma, logsumexp
+from scipy.special import digamma
 
 from boexplore.metrics.domain.distance import domain_distance_rows
 from boexplore.metrics.domain.spec import parse_domain
@@ -51,6 +52,8 @@ class BallVolume:
         for k in domain.levels:  # multiply the polynomial by (1 + (k - 1) z), exact integers
             coeffs = [a + (k - 1) * b for a, b in zip([*coeffs, 0], [0, *coeffs], strict=True)]
         self.log_counts = np.array([math.log(c) for c in coeffs])
+        # ln of the Hamming ball sizes sum_{i <= j} e_i (exact integers, then one log each)
+        self.log_cumulative = np.array([math.log(c) for c in itertools.accumulate(coeffs)])
         self.e = len(domain.scaled_columns)
         self.log_ve = log_unit_ball_volume(self.e) if self.e else 0.0
 
@@ -58,12 +61,12 @@ class BallVolume:
         """ln V(r) for r > 0 (see the module docstring)."""
         h = self.log_counts.size - 1
         if self.e == 0:
-            top = min(int(math.floor(r + TIE)), h)
-            return float(logsumexp(self.log_counts[: top + 1]))
+            return float(self.log_cumulative[min(int(math.floor(r + TIE)), h)])
         j = np.arange(min(int(math.ceil(r)) - 1, h) + 1)
         j = j[r - j > 0]
         terms = self.log_counts[j] + self.log_ve + self.e * np.log(r - j)
-        return float(logsumexp(terms))
+        top = terms.max()
+        return float(top + math.log(np.exp(terms - top).sum()))
 
 
 class DomainEntropyAccumulator:
