@@ -31,6 +31,7 @@ from boexplore.metrics.domain import (
     domain_otsd_tour,
     domain_tour_bounds,
     parse_domain,
+    score_domain_trace,
 )
 from boexplore.metrics.entropy import k_schedule, log_unit_ball_volume, observation_entropy
 from boexplore.metrics.otsd import otsd, otsd_normalized, otsd_tour, psi, tour_length
@@ -71,6 +72,7 @@ __all__ = [
     "pairwise_distances",
     "parse_domain",
     "psi",
+    "score_domain_trace",
     "score_trace",
     "tour_length",
     "tour_lower_bounds",

@@ -30,6 +30,7 @@ from boexplore.metrics.domain.scoring import (
     domain_metrics_table,
     domain_otsd,
     domain_otsd_tour,
+    score_domain_trace,
 )
 from boexplore.metrics.domain.spec import parse_domain
 from boexplore.metrics.domain.tracker import DomainExplorationTracker
@@ -63,4 +64,5 @@ __all__ = [
     "expected_distance",
     "parse_domain",
     "random_tour_length",
+    "score_domain_trace",
 ]

@@ -7,6 +7,8 @@ column equals the box metrics'.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -16,7 +18,11 @@ from boexplore.metrics.domain.entropy import DomainEntropyAccumulator
 from boexplore.metrics.domain.reference import RandomSearchReference
 from boexplore.metrics.domain.spec import parse_domain
 from boexplore.metrics.domain.variables import Domain
+from boexplore.metrics.scoring import x_columns
 from boexplore.metrics.tour import TourBuilder
+
+if TYPE_CHECKING:  # pandas only for whole traces (the `pipeline` extra)
+    import pandas as pd
 
 #: Columns of :func:`domain_metrics_table` (the ``*_random`` / ``*_rel`` ones with a reference).
 DOMAIN_COLUMNS: tuple[str, ...] = (
@@ -96,3 +102,40 @@ def domain_metrics_table(
             otsd_random=ref["otsd"], otsd_rel=rel, oe_random=ref["oe"], oe_rel=out["oe"] - ref["oe"]
         )
     return out
+
+
+#: Identity columns a trace carries into :func:`score_domain_trace`'s table.
+TRACE_ID_COLUMNS: tuple[str, ...] = ("problem", "dim", "method", "seed")
+
+
+def score_domain_trace(
+    trace: pd.DataFrame,
+    domain: Domain | str,
+    reference: RandomSearchReference | None = None,
+) -> pd.DataFrame:
+    """One row per prefix of a BO trace on ``domain``: the trace's identity columns, ``iteration``,
+    the columns of :func:`domain_metrics_table` and ``best_so_far`` / ``regret`` (NaN if absent).
+
+    ``trace`` holds raw domain values in ``x_0 .. x_{w-1}`` and is ordered by ``eval_index``
+    (docs/interfaces.md, as for :func:`boexplore.metrics.score_trace`).
+    """
+    import pandas as pd
+
+    if not isinstance(trace, pd.DataFrame) or len(trace) == 0:
+        raise ValueError("score_domain_trace expects a non-empty pandas DataFrame")
+    cols = x_columns(trace)
+    missing = [c for c in ("eval_index", "iteration", *TRACE_ID_COLUMNS) if c not in trace]
+    if not cols or missing:
+        raise ValueError(f"score_domain_trace: trace lacks x_0.. columns or {missing}")
+    if trace["eval_index"].duplicated().any():
+        raise ValueError("score_domain_trace: duplicate eval_index values")
+    tr = trace.sort_values("eval_index", kind="stable").reset_index(drop=True)
+    table = domain_metrics_table(
+        tr[cols].to_numpy(dtype=np.float64), domain, reference, name="trace x columns"
+    )
+    out: dict[str, object] = {c: tr[c].to_numpy() for c in TRACE_ID_COLUMNS}
+    out["iteration"] = tr["iteration"].to_numpy()
+    out.update(table)
+    for c in ("best_so_far", "regret"):
+        out[c] = tr[c].to_numpy(dtype=np.float64) if c in tr else np.full(len(tr), np.nan)
+    return pd.DataFrame(out)
