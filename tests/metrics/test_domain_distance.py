@@ -8,7 +8,15 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boexplore.metrics import Binary, Categorical, Continuous, Domain, Integer, domain_distances
+from boexplore.metrics import (
+    Binary,
+    Categorical,
+    Continuous,
+    Domain,
+    Integer,
+    domain_distances,
+    parse_domain,
+)
 from boexplore.metrics.distances import pairwise_distances
 
 
@@ -48,6 +56,14 @@ def test_distance_is_a_metric_bounded_by_the_diameter(case) -> None:
     tri = D[:, None, :] <= D[:, :, None] + D[None, :, :] + 1e-12  # d(i,k) <= d(i,j) + d(j,k)
     assert tri.all()
     assert D.max() <= dom.diameter + 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(domain_points(), st.floats(-1e6, 1e6), st.floats(1e-6, 1e6))
+def test_description_reads_back_as_the_same_domain(case, lower, span) -> None:
+    dom, _ = case
+    odd = Domain((*dom.variables, Continuous(lower, lower + span)))
+    assert parse_domain(odd.spec) == odd and parse_domain(dom.spec) == dom
 
 
 @settings(max_examples=60, deadline=None)

@@ -33,6 +33,7 @@ def test_compact_form_round_trips_and_describes_the_domain() -> None:
     finite = parse_domain("bin*2,cat(3),int(0,4)")
     assert finite.size == 2 * 2 * 3 * 5 and finite.lattice_step == pytest.approx(0.25)
     assert parse_domain("continuous*3") == Domain.box(3)
+    assert parse_domain("categorical(10)*400").size == math.inf  # beyond a float
 
 
 def test_json_text_file_and_object_give_the_same_domain(tmp_path) -> None:

@@ -49,7 +49,7 @@ class Continuous:
     def token(self) -> str:
         if (self.lower, self.upper) == (0.0, 1.0):
             return "continuous"
-        return f"continuous({self.lower:g},{self.upper:g})"
+        return f"continuous({_number(self.lower)},{_number(self.upper)})"
 
 
 @dataclass(frozen=True)
@@ -175,7 +175,10 @@ class Domain:
         n = 1
         for v in self.variables:
             n *= v.levels if isinstance(v, MISMATCH_KINDS) else int(v.upper - v.lower) + 1
-        return float(n)
+        try:
+            return float(n)
+        except OverflowError:  # more points than a float holds (e.g. 10 levels x 400)
+            return math.inf
 
     @property
     def diameter(self) -> float:
@@ -256,6 +259,12 @@ class Domain:
             else:
                 out[:, j] = v.lower + (v.upper - v.lower) * rng.random(n)
         return out
+
+
+def _number(x: float) -> str:
+    """Shortest text that reads back as the same float (``-5``, ``0.1``, ``1e-07``)."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
 
 
 def _as_matrix(X: ArrayLike, name: str) -> np.ndarray:
