@@ -103,3 +103,20 @@ def test_ball_volume_counts_configurations() -> None:
             assert math.exp(vol.log_volume(radius)) == pytest.approx((dist <= r).sum())
     box = BallVolume(Domain.box(3))  # Lebesgue: the unit ball's volume times r^3
     assert math.exp(box.log_volume(0.5)) == pytest.approx(4 / 3 * math.pi * 0.125)
+
+
+def test_mixed_domain_with_continuous_variables_orders_spread_above_concentrated() -> None:
+    """With continuous variables too: uniform > a Hamming ball of radius 4 with the continuous
+    part uniform > a radius-1 ball with the continuous part in a cube of side 0.1."""
+    dom = parse_domain("binary*15,categorical(3)*5,continuous(-5,5)*3")
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        uniform = dom.sample(rng, 120)
+        ball = hamming_ball(parse_domain("binary*15,categorical(3)*5"), 120, 4, rng)
+        wide = np.column_stack([ball, uniform[:, 20:]])
+        tight = np.column_stack(
+            [hamming_ball(parse_domain("binary*15,categorical(3)*5"), 120, 1, rng),
+             rng.uniform(-0.5, 0.5, size=(120, 3))]
+        )  # fmt: skip
+        values = [domain_entropy(Z, dom)[-1] for Z in (uniform, wide, tight)]
+        assert values[0] > values[1] > values[2], (seed, values)

@@ -50,3 +50,18 @@ def test_bad_values_and_bad_traces_are_named() -> None:
         score_domain_trace(trace.drop(columns="seed"), dom)
     with pytest.raises(ValueError, match="duplicate eval_index"):
         score_domain_trace(trace.assign(eval_index=0), dom)
+
+
+def test_tracker_needs_points_and_checks_them() -> None:
+    from boexplore.metrics import DomainExplorationTracker
+
+    tracker = DomainExplorationTracker("binary*3,categorical(4)")
+    with pytest.raises(ValueError, match="no points yet"):
+        _ = tracker.otsd
+    with pytest.raises(DomainError, match="has 3 columns"):
+        tracker.update([0, 1, 1])
+    with pytest.raises(DomainError, match="holds 4 in row 0, column 3"):
+        tracker.update([0, 1, 1, 4])
+    tracker.update([[0, 1, 1, 3], [1, 1, 1, 0]])
+    assert len(tracker) == 2 and tracker.otsd == 4.0 and tracker.upper_bound == 8.0
+    assert tracker.lower_bound == 4.0 and np.isfinite(tracker.entropy)
