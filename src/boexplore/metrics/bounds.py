@@ -138,12 +138,22 @@ def held_karp(X: ArrayLike) -> tuple[float, np.ndarray]:
     P = np.asarray(X, dtype=np.float64)
     if P.ndim != 2 or P.shape[0] == 0:
         raise ValueError(f"held_karp: X must be a non-empty 2-D array, got shape {P.shape}")
-    n = P.shape[0]
+    return held_karp_distances(np.linalg.norm(P[:, None, :] - P[None, :, :], axis=-1))
+
+
+def held_karp_distances(D: ArrayLike) -> tuple[float, np.ndarray]:
+    """Exact shortest closed tour for a symmetric (n, n) distance matrix ``D`` (n <= 12), any metric.
+
+    Returns (length, tour) with the tour starting at point 0. O(2^n n^2).
+    """
+    D = np.asarray(D, dtype=np.float64)
+    if D.ndim != 2 or D.shape[0] != D.shape[1] or D.shape[0] == 0:
+        raise ValueError(f"held_karp: need a non-empty square distance matrix, got {D.shape}")
+    n = D.shape[0]
     if n > HELD_KARP_MAX:
         raise ValueError(f"held_karp: at most {HELD_KARP_MAX} points, got {n}")
     if n == 1:
         return 0.0, np.zeros(1, dtype=np.int64)
-    D = np.linalg.norm(P[:, None, :] - P[None, :, :], axis=-1)
     m = n - 1  # cities 1..n-1; subsets of them as bitmasks
     full = 1 << m
     cost = np.full((full, m), np.inf)
