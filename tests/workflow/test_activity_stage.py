@@ -66,6 +66,8 @@ def test_a_job_the_release_does_not_hold_refuses_the_table(tmp_path, capsys):
     assert main(["--configfile", str(config), "--out", str(out)]) == 1
     assert "not held at their budget by the release (e.g. p/t/seeds0-1)" in capsys.readouterr().err
     assert not out.exists()
-    config.write_text(config.read_text().replace(f"budget: {BUDGET}", "budget: 3"))
+    config.write_text(
+        config.read_text().replace(f"budget: {BUDGET}\nn_init: 3", "budget: 3\nn_init: 1")
+    )
     assert main(["--configfile", str(config), "--out", str(out)]) == 0
     assert pd.read_csv(out)["n_acted"].tolist() == [0]  # a length that never changed
