@@ -54,4 +54,4 @@ def test_table_marks_the_units_the_filter_leaves_out(tmp_path):
     assert table[0].startswith("| problem | d | evaluations | `logei_tr`: trust region changed")
     assert "| `hi` | 60 | 30 | 1/30 (left out) | 30/30 |" in table
     assert "| `hk` | 100 | 30 | 17/30 | – |" in table
-    assert "claims_paper1_activity.csv is missing" in activity_summary(tmp_path / "nowhere", "t")
+    assert "claims_paper1_activity.csv` is missing" in activity_summary(tmp_path / "nowhere", "t")
