@@ -224,16 +224,20 @@ def audit_layout(config: Mapping[str, Any], config_name: str) -> Audit:
 
 
 def configs_by_release(config_dir: str | Path = "config") -> dict[Path, Path]:
-    """{release root: config file naming it as ``release.traces``} of ``config_dir/*.yaml``."""
-    from boexplore.workflow_config import read_yaml
+    """{release root: config file naming it as ``release.traces``} of ``config_dir/*.yaml``
+    (read with libyaml where installed: only ``release.traces`` is looked at here; the config
+    found is then loaded with every check)."""
+    import yaml
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     out: dict[Path, Path] = {}
     for path in sorted(Path(config_dir).glob("*.yaml")):
         try:
-            data = read_yaml(path) or {}
-        except ValueError:
+            data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}  # noqa: S506
+        except yaml.YAMLError:
             continue
-        traces = ((data.get("release") or {}) if isinstance(data, dict) else {}).get("traces")
+        release = (data.get("release") or {}) if isinstance(data, dict) else {}
+        traces = release.get("traces") if isinstance(release, dict) else None
         if traces:
             out.setdefault(Path(traces), path)
     return out
