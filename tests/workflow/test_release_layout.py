@@ -133,6 +133,7 @@ def test_a_seed_held_again_by_the_extending_release(tmp_path, evaluations, dupli
     if duplicate:
         text = damages[0].message()
         assert str(mine) in text and str(base / "p" / "m" / "seeds0-1.parquet") in text
+        assert damages[0].file == mine and f"release drop {mine}" in text  # never the base's
 
 
 def test_export_removes_the_chunk_an_earlier_export_grouped_otherwise(tmp_path, capsys):

@@ -548,7 +548,7 @@ def _main(args: argparse.Namespace) -> int:
     if args.command == "drop":
         for path in args.files:
             manifest = drop_from_release(path)
-            print(f"dropped {path} (and its row in {manifest}); its job now runs BO")
+            print(f"dropped {path} (and its row in {manifest}); a job that restored it now runs BO")
         return 0
     files = export_traces(args.runs_dir, args.out_dir, args.held_in)
     print(f"{len(files)} traces -> {args.out_dir} ({release_size_mb(args.out_dir):.1f} MB)")

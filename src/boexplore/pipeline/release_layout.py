@@ -96,26 +96,38 @@ def _drop(file: Path) -> str:
 
 
 def _duplicate(
-    files: Sequence[Holding], seeds: Sequence[int], reads: Mapping[Path, list[str]] | None
+    own_root: Path,
+    files: Sequence[Holding],
+    seeds: Sequence[int],
+    reads: Mapping[Path, list[str]] | None,
 ) -> Damage:
-    """One damage naming every file that holds ``seeds`` of one (problem, method)."""
+    """One damage naming every file that holds ``seeds`` of one (problem, method): files of
+    the release ``own_root`` first, then those of releases it extends."""
     described = "; ".join(
         f"{h.file} ({h.evaluations} evaluations{', ' + _read_by(h.file, reads) if reads else ''})"
         for h in files
     )
-    unread = [h.file for h in files if reads is not None and not reads.get(h.file)]
-    keep = [h.file for h in files if h.file not in unread]
-    fixes = tuple(f"drop the copy no job reads: {_drop(f)}" for f in unread) or (
-        f"keep one file per seed: drop the other copies ({_drop(files[-1].file)})",
-    )
+    own = [h.file for h in files if h.file.is_relative_to(own_root)]
+    unread = [f for f in own if reads is not None and not reads.get(f)]
+    read = [h.file for h in files if reads and reads.get(h.file)]
+    if unread:
+        fixes = tuple(f"drop the copy no job reads: {_drop(f)}" for f in unread)
+    elif len(own) < len(files):
+        fixes = tuple(
+            f"drop this release's copy (a release it extends holds the same seeds at the same "
+            f"length; `release export --held-in` skips such a file): {_drop(f)}"
+            for f in own
+        )
+    else:
+        fixes = (f"keep one file per seed: drop the other copies ({_drop(own[-1])})",)
     cell = f"{files[0].file.parent.parent.name}/{files[0].file.parent.name}"
     return Damage(
-        files[-1].file,
+        (unread or own)[-1],
         f"{cell}: {_seeds_text(seeds)} held in {len(files)} release files: {described}. "
         "Anyone loading the release's files counts these seeds twice"
-        + (f"; the pipeline reads {', '.join(map(str, keep))}" if reads and keep else "")
+        + (f"; the pipeline reads {', '.join(map(str, read))}" if read else "")
         + ".",
-        manifest_path(files[-1].file.parent.parent.parent),
+        manifest_path(own_root),
         fixes,
     )
 
@@ -141,7 +153,7 @@ def duplicate_damage(
         if len(same) > 1:
             groups[tuple(same)].append(key[2])
     return [
-        _duplicate(files, seeds, reads)
+        _duplicate(paths[0], files, seeds, reads)
         for files, seeds in sorted(groups.items(), key=lambda g: str(g[0][0].file))
     ]
 
