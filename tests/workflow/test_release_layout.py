@@ -155,3 +155,38 @@ def test_export_removes_the_chunk_an_earlier_export_grouped_otherwise(tmp_path, 
     rows = integrity.read_manifest(out.parent / "manifest.csv")
     assert ("p", "m", "seeds0-1") not in rows  # its manifest row went with it, re-sealed
     assert integrity.manifest_damage(out) == []
+
+
+def test_a_damaged_copy_of_the_decide_release_fails_and_its_cleaned_copy_passes(
+    tmp_path, monkeypatch, capsys
+):
+    """One cell of the committed decide release, copied, with the stale chunk the issue found
+    put back (seeds 8 and 9 beside seeds8-11): the tier's own config names both files."""
+    import shutil
+
+    from wfhelpers import REPO
+
+    cell = Path("data/replicate-decide/traces/lo_branin2/ts")
+    shutil.copytree(REPO / cell, tmp_path / cell)
+    root = tmp_path / "data/replicate-decide/traces"
+    write_manifest(root, root.parent / "manifest.csv")
+    monkeypatch.chdir(tmp_path)
+    config = str(REPO / "config" / "replicate-decide.yaml")
+    assert cli_main(["verify", "--integrity", "--configfile", config]) == 0
+    capsys.readouterr()
+
+    kept = cell / "seeds8-11.parquet"
+    trace = pd.read_parquet(kept)
+    stale = cell / "seeds8-9.parquet"
+    trace[trace["seed"].isin([8, 9])].to_parquet(stale)
+    write_manifest(root, root.parent / "manifest.csv")  # listed and sealed
+    assert cli_main(["verify", "--integrity", "--configfile", config]) == 1
+    out = capsys.readouterr().out
+    held = next(line for line in out.splitlines() if "held in 2 release files" in line)
+    assert held.startswith("lo_branin2/ts: seeds 8 9 held")
+    assert f"{kept} (40 evaluations, read by lo_branin2/ts/seeds8-11)" in held
+    assert f"{stale} (40 evaluations, read by no job)" in held
+    assert f"release file {stale} (seeds 8 9) is read by no job of {config}" in out
+
+    integrity.drop_from_release(stale)
+    assert cli_main(["verify", "--integrity", "--configfile", config]) == 0
