@@ -210,12 +210,21 @@ def test_sensitivity_names_the_beta_that_breaks_c5(designed):
     row = _key(rel.claims)["P1-C5"]
     assert "reproduced for UCB β = 2" in row.settings_range and row.default_setting == "UCB β = 2"
     assert _key(rel.claims)["P1-C4/ts"].default_setting == "TS maximiser: candidates"
-    c7 = s[s["claim_id"] == "P1-C7"].set_index("setting")["decision"]
+    c7 = s[s["claim_id"] == "P1-C7"]
+    where = c7[c7["dimension"] == "factor @ d-range"].set_index("setting")["decision"]
     # the synthetic variants run on both sides: C7 holds for each factor on each side
-    assert set(c7.index) == {
+    assert set(where.index) == {
         f"{f} @ {d}" for f in ("trust_region", "raasp") for d in ("low-d", "high-d")
     }
-    assert (c7 == REPRODUCED).all()
+    assert (where == REPRODUCED).all()
+    # and with or without the activity filter (every unit's mechanism counts as acting here)
+    acted = c7[c7["dimension"] == "c7_activity_filter"].set_index("setting")["decision"]
+    assert set(acted.index) == {
+        f"{f} {s}"
+        for f in ("trust_region", "raasp")
+        for s in ("with the activity filter", "without it")
+    }
+    assert (acted == REPRODUCED).all()
 
 
 def test_a_variant_row_is_decided_under_its_own_setting():

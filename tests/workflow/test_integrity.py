@@ -29,6 +29,10 @@ def test_every_committed_release_and_figure_is_intact(monkeypatch, capsys):
     assert code == 0, out
     for root in ("data/replicate/traces", "data/replicate-long/traces"):
         assert f"{root}: " in out and integrity.read_seal(REPO / root / ".." / "manifest.csv")
+    # each release's layout against its config's jobs: each seed in one file, every file read
+    for tier in ("replicate", "replicate-long", "replicate-decide", "replicate-beyond-d"):
+        line = f"data/{tier}/traces layout (jobs of config/{tier}.yaml): "
+        assert line in out and "files checked, OK" in out.split(line)[1].splitlines()[0]
 
 
 def _release(tmp_path: Path) -> Path:

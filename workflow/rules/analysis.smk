@@ -52,6 +52,7 @@ ANALYSIS_OUTPUTS = (
         f"{TABLES}/claims_paper1_units.csv",
         f"{TABLES}/claims_paper1_budget.csv",
         f"{TABLES}/claims_paper1_sensitivity.csv",
+        f"{TABLES}/claims_paper1_activity.csv",
         P1_TOURS,
     ]
     + [f"{FIGURES}/{name}.{ext}" for name in P1_FIGURE_INPUTS for ext in ("png", "pdf", "json")]
@@ -71,6 +72,8 @@ rule paper1_analysis:
         # issues 22 / 27 / 28: budget curves and the per-setting verdicts
         claims_budget=f"{TABLES}/claims_paper1_budget.csv",
         claims_sensitivity=f"{TABLES}/claims_paper1_sensitivity.csv",
+        # issue 58: per problem, in how many seeds P1-C7's trust region / RAASP acted
+        claims_activity=f"{TABLES}/claims_paper1_activity.csv",
     params:
         analysis=report_param(config.get("analysis"), "analysis"),
         not_run=config.get("not_run") or {},  # claims left out under a CPU ceiling, priced

@@ -183,11 +183,11 @@ RELEASE_TRACES = RELEASE.get("traces")
 RELEASE_TABLES = RELEASE.get("tables")
 # Released traces shorter than the budget are continued by bo_run: from `release.extend_from`
 # (another study's release, e.g. a longer-budget tier) or from `release.traces` itself.
-RELEASE_EXTEND = bool(RELEASE.get("extend", True))
-RELEASE_PREFIXES = RELEASE.get("extend_from") or RELEASE_TRACES
-from boexplore.pipeline.release import prefix_files as _prefix_files
+# Which released files a job reads is decided in one place, boexplore.pipeline.release
+# (restore_files / extend_files), which `boexplore verify --integrity` asks too.
+from boexplore.pipeline.release import extend_files as _extend_files
 from boexplore.pipeline.release import released_evaluations as _released_evaluations
-from boexplore.pipeline.release import complete_seed_files as _complete_seed_files
+from boexplore.pipeline.release import restore_files as _restore_files
 from boexplore.pipeline.release import restore_roots as _restore_roots
 
 
@@ -201,22 +201,19 @@ def restore_source(wildcards):
     hold its seeds at the full budget (a release grouped by seed, a job grouped by four), in
     the study's own release or in one it extends."""
     path = _release_file(wildcards)
-    budget = run_budget(wildcards)[0]
-    n = _released_evaluations(path)
-    if n is not None:
-        return f"{path}.shorter-than-budget" if n < budget else path
-    files = _complete_seed_files(
-        _restore_roots(RELEASE), wildcards.problem, wildcards.method, CHUNK_SEEDS[wildcards.chunk], budget
+    files = _restore_files(
+        RELEASE, wildcards.problem, wildcards.method, wildcards.chunk,
+        CHUNK_SEEDS[wildcards.chunk], run_budget(wildcards)[0],
     )
-    return [str(f) for f in files] if files else path
+    if files:
+        return [str(f) for f in files]
+    return f"{path}.shorter-than-budget" if _released_evaluations(path) is not None else path
 
 
 def extend_source(wildcards):
     """Released traces this bo_run job continues (shorter than the budget), else []."""
-    if not (RELEASE_EXTEND and RELEASE_PREFIXES):
-        return []
-    seeds = CHUNK_SEEDS[wildcards.chunk]
-    files = _prefix_files(
-        RELEASE_PREFIXES, wildcards.problem, wildcards.method, seeds, run_budget(wildcards)[0]
+    files = _extend_files(
+        RELEASE, wildcards.problem, wildcards.method, CHUNK_SEEDS[wildcards.chunk],
+        run_budget(wildcards)[0],
     )
     return [str(f) for f in files]

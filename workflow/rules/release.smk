@@ -11,6 +11,7 @@ RELEASE_TABLE_NAMES = [
     "claims_paper1_units.csv",
     "claims_paper1_budget.csv",
     "claims_paper1_sensitivity.csv",
+    "claims_paper1_activity.csv",
     "runs_summary.csv",
     "bounds_summary.csv",
     "paper1_tour_quality.csv",

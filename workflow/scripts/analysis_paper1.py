@@ -9,7 +9,8 @@ from boexplore.analysis.boundary import boundary_table
 from boexplore.analysis.paper1.claims_release import released_claims, write_released_claims
 from boexplore.analysis.paper1.sensitivity import boundary_labels
 from boexplore.analysis.pipeline import run_analysis, write_tables
-from boexplore.analysis.variants import mechanism_activity_from_files
+from boexplore.analysis.variants import activity_table, mechanism_activity_from_files
+from boexplore.io import atomic_write_text
 from boexplore.pipeline.io import setup_job_logging
 from boexplore.pipeline.not_run import with_costs
 
@@ -24,6 +25,10 @@ for name, path in written.items():
     if expected != path:
         raise RuntimeError(f"table {name} written to {path}, rule expects {expected}")
 cfg = result.config
+# P1-C7: per problem and method, in how many seeds the trust region / RAASP acted
+dims = result.final.drop_duplicates("problem").set_index("problem")["dim"].to_dict()
+acted = activity_table(result.activity, dims, float(cfg["c7_min_active_frac"]))
+atomic_write_text(acted.to_csv(index=False, lineterminator="\n"), snakemake.output.claims_activity)
 boundary = boundary_table(
     runs,
     boundary_labels(cfg),

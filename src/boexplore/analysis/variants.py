@@ -10,6 +10,8 @@ V − B in final exploration are paired by (problem, seed).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -178,3 +180,53 @@ def mechanism_activity_from_files(paths: list[str]) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame(columns=ACTIVITY_COLUMNS)
     return mechanism_activity(pd.concat(frames, ignore_index=True))
+
+
+#: The C7 mechanisms and the column of :func:`mechanism_activity` saying whether each acted.
+MECHANISMS: dict[str, str] = {"trust_region": "tr_acted", "raasp": "raasp_acted"}
+ACTIVITY_TABLE_COLUMNS = [
+    "mechanism",
+    "problem",
+    "dim",
+    "method",
+    "n_seeds",
+    "n_acted",
+    "frac_acted",
+    "kept_by_filter",
+]
+
+
+def activity_table(
+    activity: pd.DataFrame | None, dims: Mapping[str, int], min_frac: float
+) -> pd.DataFrame:
+    """Per (mechanism, problem, method): in how many seeds the trust region / RAASP acted.
+
+    ``activity`` is :func:`mechanism_activity`'s per-run table; a (problem, method) gets a row
+    for a mechanism when its runs record it (a method without a trust region has no
+    ``tr_length``). ``kept_by_filter``: whether P1-C7 counts the unit under its activity
+    filter (acted in at least ``min_frac`` of the seeds, ``analysis.c7_min_active_frac``).
+    The table says where C7's verdict rests on the filter: a unit left out is one whose
+    mechanism the budget did not make act, so the claim is untested there, not confirmed.
+    """
+    rows: list[dict[str, object]] = []
+    if activity is not None and len(activity):
+        for mechanism, col in MECHANISMS.items():
+            runs = activity[activity[col].notna()]
+            for (problem, method), g in runs.groupby(["problem", "method"], sort=True):
+                n, acted = len(g), int(g[col].sum())
+                rows.append(
+                    {
+                        "mechanism": mechanism,
+                        "problem": problem,
+                        "dim": int(dims[problem]) if problem in dims else np.nan,
+                        "method": method,
+                        "n_seeds": n,
+                        "n_acted": acted,
+                        "frac_acted": round(acted / n, 4),
+                        "kept_by_filter": acted / n >= float(min_frac),
+                    }
+                )
+    out = pd.DataFrame(rows, columns=ACTIVITY_TABLE_COLUMNS)
+    return out.sort_values(["mechanism", "dim", "problem", "method"], kind="stable").reset_index(
+        drop=True
+    )

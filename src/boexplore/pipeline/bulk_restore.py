@@ -20,8 +20,7 @@ from typing import Any
 from boexplore.pipeline.integrity import check_job_release
 from boexplore.pipeline.metrics_stage import score_run
 from boexplore.pipeline.release import (
-    complete_seed_files,
-    released_evaluations,
+    restore_files,
     restore_roots,
     restore_seeds,
     restore_trace,
@@ -118,12 +117,7 @@ def _newer_than(path: Path, sources: list[Path]) -> bool:
 
 def _sources(config: Mapping[str, Any], row: Mapping[str, Any]) -> list[Path]:
     """Released files of one run-table row at its full budget ([] when not held)."""
-    release = config["release"]
-    own = Path(release["traces"]) / row["problem"] / row["method"] / f"{row['chunk']}.parquet"
-    held = released_evaluations(own)
-    if held is not None:
-        return [own] if held >= int(row["budget"]) else []
-    files = complete_seed_files(
-        restore_roots(release), row["problem"], row["method"], row["seeds"], int(row["budget"])
+    files = restore_files(
+        config["release"], row["problem"], row["method"], row["chunk"], row["seeds"], row["budget"]
     )
     return [Path(f) for f in files] if files else []

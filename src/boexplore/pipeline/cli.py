@@ -67,7 +67,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "this CPU re-making the release under the profile, one line says so and points to "
             "--claims; --ci fails only where it does. "
             "--integrity runs no BO: it checks every file of the config's releases (its own "
-            "and those it extends) against the release manifest and its hash, and every "
+            "and those it extends) against the release manifest and its hash, that each "
+            "(problem, method, seed) lives in one file across them and that every file of the "
+            "config's own release is read by one of its jobs, and every "
             "figure sidecar of figures/<run> against the committed tables, in seconds; without "
             "--configfile, every release under data/ and every folder under figures/."
         ),
@@ -78,8 +80,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--integrity",
         action="store_true",
-        help="no BO: check release files against their manifests and figures against the "
-        "committed tables; exit 1 naming each damaged file",
+        help="no BO: check release files against their manifests (each seed in one file, "
+        "each file read by a job) and figures against the committed tables; exit 1 naming "
+        "each damaged file",
     )
     p.add_argument("--sample", type=int, default=20, help="jobs to re-run (default 20; 0 = all)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
@@ -283,10 +286,32 @@ def _verify_integrity(args: argparse.Namespace) -> int:
         tables = {t.name: t / "tables" for t in tiers if (t / "tables").is_dir()}
         figures = sorted(p for p in Path("figures").glob("*") if p.is_dir())
     audits = [integrity.audit_release(root) for root in roots]
+    audits += _layout_audits(args.configfile, roots)
     audits += [integrity.audit_tables(path) for path in tables.values()]
     audits += [integrity.audit_figures(path, tables) for path in figures]
     print(integrity.format_audits(audits, time.perf_counter() - start))
     return 1 if any(a.damages for a in audits) else 0
+
+
+def _layout_audits(configfile: Path | None, roots: list[Path]) -> list:
+    """Release layouts (``pipeline.release_layout``): the config's own release, or each
+    release under data/ whose config under config/ names it (``release.traces``)."""
+    from boexplore.pipeline.integrity import Audit
+    from boexplore.pipeline.release_layout import audit_layout, configs_by_release
+    from boexplore.workflow_config import load_config
+
+    if configfile is not None:
+        return [audit_layout(load_config(configfile), str(configfile))]
+    configs = configs_by_release(Path("config"))
+    audits = []
+    for root in roots:
+        if root in configs:
+            audits.append(audit_layout(load_config(configs[root]), str(configs[root])))
+        elif root.is_dir():
+            audit = Audit(f"{root} layout")
+            audit.notes.append("no config under config/ names it: layout not checked")
+            audits.append(audit)
+    return audits
 
 
 def _verify(args: argparse.Namespace) -> int:

@@ -95,7 +95,31 @@ def export_traces(runs_dir: Path, out_dir: Path, held_in: ReleaseRoots | None = 
         atomic_write(trace, dst, compression=COMPRESSION)
     if not sources:
         raise FileNotFoundError(f"no trace files (*.parquet) under {runs_dir}")
+    for stale in superseded_files(written):
+        drop_from_release(stale)  # its manifest row too, re-sealed
+        print(f"removed superseded {stale}: its seeds are in this export's files beside it")
     return written
+
+
+def superseded_files(written: Sequence[Path]) -> list[Path]:
+    """Release files beside ``written`` (one export's files) whose every seed a written file
+    of the same (problem, method) holds: chunks of an earlier export that grouped the seeds
+    otherwise. Left in place they would hold those seeds twice."""
+    out = []
+    cells: dict[Path, set[Path]] = {}
+    for path in written:
+        cells.setdefault(Path(path).parent, set()).add(Path(path))
+    for cell, files in sorted(cells.items()):
+        held = {s for f in files for s in _fresh_seeds(f)}
+        for other in sorted(cell.glob("*.parquet")):
+            if other not in files and _fresh_seeds(other) <= held:
+                out.append(other)
+    return out
+
+
+def _fresh_seeds(path: Path) -> set[int]:
+    """Seeds of a trace file as it is now (an export may just have rewritten it)."""
+    return {int(s) for s in pq.read_table(path, columns=["seed"]).column("seed").to_pylist()}
 
 
 def _held_elsewhere(src: Path, dst: Path) -> bool:
@@ -220,6 +244,11 @@ def _seed_counts(path: Path) -> dict[int, int]:
     return {int(s): int(c) for s, c in zip(values.tolist(), counts.tolist(), strict=True)}
 
 
+def file_seed_counts(path: str | Path) -> dict[int, int]:
+    """{seed: evaluations} of one released trace file (read once per process)."""
+    return dict(_seed_counts(Path(path)))
+
+
 def released_evaluations(path: str | Path) -> int | None:
     """Evaluations per seed of a released trace file (its shortest seed); None if absent."""
     path = Path(path)
@@ -280,6 +309,40 @@ def complete_seed_files(
     if not seeds or not all(s in found and found[s][1] >= budget for s in seeds):
         return None
     return sorted({found[s][0] for s in seeds})
+
+
+def restore_files(
+    release: Mapping[str, Any],
+    problem: str,
+    method: str,
+    chunk: str,
+    seeds: Sequence[int],
+    budget: int,
+) -> list[Path] | None:
+    """Released files the ``restore_run`` job (problem, method, chunk) of a study with config
+    key ``release`` reads, or None when the job is not restored (``bo_run`` makes it).
+
+    The study's own file of the chunk when it exists (None when it is shorter than ``budget``:
+    ``bo_run`` extends it); otherwise the files holding every seed at the full budget in the
+    study's release or one it extends (:func:`complete_seed_files`). The workflow's
+    ``restore_run``, ``boexplore restore`` and ``verify --integrity`` all ask this function.
+    """
+    own = Path(release["traces"]) / problem / method / f"{chunk}.parquet"
+    held = released_evaluations(own)
+    if held is not None:
+        return [own] if held >= int(budget) else None
+    return complete_seed_files(restore_roots(release), problem, method, seeds, int(budget))
+
+
+def extend_files(
+    release: Mapping[str, Any], problem: str, method: str, seeds: Sequence[int], budget: int
+) -> list[Path]:
+    """Released prefixes the ``bo_run`` job over ``seeds`` continues ([] when none or when
+    ``release.extend`` is off): from ``release.extend_from``, else the study's own release."""
+    prefixes = release.get("extend_from") or release.get("traces")
+    if not (release.get("extend", True) and prefixes):
+        return []
+    return prefix_files(prefixes, problem, method, seeds, int(budget))
 
 
 def prefix_files(
@@ -485,7 +548,7 @@ def _main(args: argparse.Namespace) -> int:
     if args.command == "drop":
         for path in args.files:
             manifest = drop_from_release(path)
-            print(f"dropped {path} (and its row in {manifest}); its job now runs BO")
+            print(f"dropped {path} (and its row in {manifest}); a job that restored it now runs BO")
         return 0
     files = export_traces(args.runs_dir, args.out_dir, args.held_in)
     print(f"{len(files)} traces -> {args.out_dir} ({release_size_mb(args.out_dir):.1f} MB)")

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from boexplore.reporting.activity_text import activity_markdown, activity_summary
 from boexplore.reporting.claim_scope import ClaimScope
 from boexplore.reporting.estimates_text import (
     _kg_memory,
@@ -298,6 +299,13 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "scope-replicate-decide": lambda repo: tier_scope(repo, "replicate-decide"),
     "seeds-replicate-decide": lambda repo: tier_comparison(repo, "replicate", "replicate-decide"),
     "moves-replicate-decide": lambda repo: tier_moves_short(repo, "replicate", "replicate-decide"),
+    # P1-C7: per problem, the seeds in which the trust region / RAASP acted (issue 58)
+    "c7-activity-replicate-decide": lambda repo: activity_markdown(repo, "replicate-decide"),
+    "c7-activity-summary-replicate-decide": lambda repo: activity_summary(repo, "replicate-decide"),
+    "c7-activity-replicate-beyond-d": lambda repo: activity_markdown(repo, "replicate-beyond-d"),
+    "c7-activity-summary-replicate-beyond-d": lambda repo: activity_summary(
+        repo, "replicate-beyond-d"
+    ),
     "paper2-default": _claims("default", 2),
     "paper2-coverage-default": _table_file("default", "paper2_e2_coverage.md"),
     "uses-replicate-decide": lambda repo: uses_table(repo, "replicate-decide"),

@@ -332,11 +332,14 @@ def claim_c5(b: PartBuilder) -> dict[str, Any]:
 
 
 def _active_units(b: PartBuilder, units: pd.DataFrame, factor: str) -> tuple[pd.DataFrame, str]:
-    """Keep C7 units whose mechanism acted in ≥ c7_min_active_frac of the seeds."""
+    """Keep C7 units whose mechanism acted in ≥ c7_min_active_frac of the seeds (None: the
+    filter is off and every unit counts, the sensitivity setting ``c7_activity_filter``)."""
     col = {"trust_region": "tr_acted", "raasp": "raasp_acted"}[factor]
     act = b.r.activity
     if units.empty:
         return units, ""
+    if b.cfg.get("c7_min_active_frac") is None:
+        return units, "activity filter off: every unit counts"
     if act is None or act.empty or act[col].isna().all():
         return units, "mechanism activity not recorded: units not filtered"
     frac = act.groupby(["problem", "method"])[col].mean()

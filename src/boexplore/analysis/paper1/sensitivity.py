@@ -8,6 +8,9 @@ along which claims are re-decided with the claim code itself:
 * **TS maximiser** — P1-C4 per TS label, with the share of its BO points on the
   box boundary (a polished maximiser lands on faces, which inflates OTSD in high d);
 * **where trust regions / RAASP are tested** — P1-C7 per factor and d-range;
+* **the "mechanism acted" filter** — P1-C7 per factor counting only units whose trust region /
+  RAASP acted in enough seeds, and counting every unit (our question, not the paper's: the
+  filter decides which units test the claim);
 * **C8's method set** — P1-C8 on problems with at least k base methods;
 * **OE statistic** — P1-C1, C2, C6 and C7 with the authors' OE (defined past d points) and
   with ours as the OE metric, so a row says where the two disagree;
@@ -66,6 +69,7 @@ LABEL = {
     "min base methods per problem": "method set",
     "oe_statistic": "OE statistic",
     "gp_prior": "GP prior",
+    "c7_activity_filter": "activity filter",
 }
 #: Between the prior and the TS maximiser in a P1-C4 GP-prior setting ("<prior>, polished").
 PRIOR_SEP = ", "
@@ -186,6 +190,33 @@ def c7_where(r: AnalysisResult) -> list[dict[str, Any]]:
                     "is_default": False,
                     **dec,
                     "n_problems": int(subsets[sub].loc[subsets[sub][factor], "problem"].nunique()),
+                }
+            )
+    return rows
+
+
+def c7_activity_filter(r: AnalysisResult) -> list[dict[str, Any]]:
+    """P1-C7 per factor with and without the "mechanism acted" filter (issue 58; our
+    question, not the paper's): each setting of ``sensitivity.c7_activity_filter`` is a
+    ``c7_min_active_frac`` (None: every unit counts, whether its mechanism acted or not)."""
+    cfg = r.config
+    settings: Mapping[str, float | None] = cfg["sensitivity"].get("c7_activity_filter", {})
+    f = r.final
+    rows = []
+    for name, frac in settings.items():
+        view = with_config(r, c7_min_active_frac=frac)
+        for factor in ("trust_region", "raasp"):
+            build = one_row(lambda b, fa=factor: factor_claim(b, "P1-C7", [fa], -1))
+            rows.append(
+                {
+                    "claim_id": "P1-C7",
+                    "dimension": "c7_activity_filter",
+                    "setting": f"{factor} {name}",
+                    "value": f"{factor}:{'none' if frac is None else f'{float(frac):g}'}",
+                    "is_default": frac is not None
+                    and float(frac) == float(cfg["c7_min_active_frac"]),
+                    **_decide(view, build),
+                    "n_problems": int(f.loc[f[factor], "problem"].nunique()),
                 }
             )
     return rows
@@ -341,6 +372,7 @@ def sensitivity_table(r: AnalysisResult, boundary: pd.DataFrame | None = None) -
         *c4_maximiser(r, boundary),
         *c5_beta(r),
         *c7_where(r),
+        *c7_activity_filter(r),
         *c8_method_set(r),
         *oe_statistic(r),
         *gp_prior(r, boundary),
