@@ -44,7 +44,12 @@ def build_tables(
     e1 = _concat(inputs.get("e1"))
     seeds = summ = curves = pd.DataFrame()
     if len(e1):
-        seeds = e1_per_seed(e1, float(cfg["e1"]["slope_from"]), int(cfg["e1"]["late_window"]))
+        seeds = e1_per_seed(
+            e1,
+            float(cfg["e1"]["slope_from"]),
+            int(cfg["e1"]["late_window"]),
+            float(th["stuck_gap_min"]),
+        )
         summ = e1_summary(
             seeds,
             level,
