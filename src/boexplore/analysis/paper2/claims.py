@@ -2,9 +2,16 @@
 
 Thresholds come from the config (``parametric.claims``), fixed before results are
 looked at. Each row: claim_id, claim, statistic, value, ci_low, ci_high,
-threshold, verdict (reproduced / not reproduced / inconclusive), n, note. One
-function per claim (``claim_p2_c1`` ... ``claim_p2_c5``) turns the evidence into
-rows; :func:`claims_table` assembles them. Statistics (bootstrap, paired ratio,
+threshold, verdict, n, note. One function per claim (``claim_p2_c1`` ...
+``claim_p2_c5``) turns the evidence into rows; :func:`claims_table` assembles them.
+
+Interval rows (P2-C1's slope, P2-C4's coverage, P2-C5's correlations) read reproduced / not
+reproduced / inconclusive. Every "A is better / worse than B" row (P2-C2, P2-C3, P2-C5's
+regret against lambda) is a paired test on per-seed differences, Holm-corrected within the
+claim, with controls that must fail (:mod:`boexplore.analysis.paper2.paired`); an undecided
+one reads "undecidable at this scale: needs N seeds" from the power analysis
+(:func:`boexplore.analysis.claimkit.power.family_seeds_needed`). P2-C3 is decided only under a
+stuck rule that passes its control (:mod:`boexplore.analysis.paper2.stuck`). Statistics (bootstrap, paired ratio,
 Spearman intervals), verdict rules and the Markdown writer are paper 1's
 (:mod:`boexplore.analysis.claimkit.stats`, :mod:`~boexplore.analysis.claimkit.verdict`,
 :mod:`~boexplore.analysis.claimkit.markdown`). The full text of the paper was not
@@ -338,7 +345,7 @@ def _unit_verdict(unit: pd.Series, need: str, control_ok: bool) -> str:
     if verdict == UNDECIDED:
         return need
     if verdict == "reproduced" and not control_ok:
-        return f"{UNDECIDABLE_PREFIX}: its control passes too (the check cannot fail)"
+        return "undecidable: its control passes too (the check cannot fail)"
     return verdict
 
 
@@ -399,13 +406,14 @@ def _family_rows(
                 verdict,
                 int(u["n_seeds"]),
                 "; ".join(x for x in notes if x),
-            )  # fmt: skip
+            )
         )
     return rows
 
 
-def _halves_control(what: str, problem: str, method: str, s: pd.Series, factor: float,
-                    ) -> Comparison:  # fmt: skip
+def _halves_control(
+    what: str, problem: str, method: str, s: pd.Series, factor: float
+) -> Comparison:
     """``method`` against itself on disjoint seed halves (the claim is false there)."""
     h1, h2 = seed_halves(s)
     scale = f"{factor:g}·" if factor != 1 else ""

@@ -10,7 +10,8 @@ from typing import Any
 
 import pandas as pd
 
-from boexplore.analysis.paper2.claims import claims_table, to_markdown
+from boexplore.analysis.paper2.claims import DEFAULTS, claims_table, to_markdown
+from boexplore.analysis.paper2.stuck import stuck_control
 from boexplore.analysis.paper2.summary import (
     e1_curves,
     e1_per_seed,
@@ -91,6 +92,13 @@ def build_tables(
         dyn_seeds,
         misspecified,
     )
+    if "stuck_control" in outputs:  # the stuck rule's control rates (P2-C3), per problem
+        rates = (
+            stuck_control(seeds, keys, {**DEFAULTS, **th}, [th["policy"], *th["ablations"]]).rates
+            if len(seeds)
+            else pd.DataFrame()
+        )
+        atomic_write(rates, outputs["stuck_control"])
     atomic_write(claims, outputs["claims"])
     atomic_write_text(
         "# Paper 2 claims (reconstructed statements; see README)\n\n" + to_markdown(claims),
