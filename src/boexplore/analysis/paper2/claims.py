@@ -481,6 +481,8 @@ def claim_p2_c3(ev: Paper2Evidence) -> dict[str, list[dict[str, Any]]]:
     (GP-TS, random search) put in the ablation's place.
     """
     th, pol = ev.th, ev.policy
+    if not (len(ev.e1_seeds) and bool((ev.e1_seeds["method"] == pol).any())):
+        return {}  # no policy runs: nothing to compare an ablation with
     pooled = ev.e1_seeds[ev.e1_seeds["problem_key"].isin(ev.realizable_keys)]
     control = stuck_control(pooled, ev.realizable_keys, th, extra=[pol, *th["ablations"]])
     level, thr = ev.level, float(th["stuck_min_frac"])
