@@ -519,7 +519,10 @@ def claim_p2_c3(ev: Paper2Evidence) -> dict[str, list[dict[str, Any]]]:
     def describe(u: pd.Series) -> tuple[str, str, str]:
         pk, part = str(u["problem"]), str(u["part"])
         v, lo, hi, n = rates[(pk, part)]
-        statistic = f"paired difference in stuck fraction ({pk}, {part}; stuck: {rule_text(th)})"
+        statistic = (
+            f"paired difference in stuck fraction, ablation − {pol} "
+            f"({pk}, {u['b']}; stuck: {rule_text(th)})"
+        )
         threshold = (f"{th['correction']} p < {th['alpha']} with mean > 0; ablation's rate "
                      f"CI low >= {thr}; stuck rule passes its control")  # fmt: skip
         base_rate = float(flags(pk, pol).mean())
