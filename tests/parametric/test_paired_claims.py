@@ -181,3 +181,19 @@ def test_family_seeds_needed_orders_effects_and_leaves_zero_undecided():
     # Holm over more units needs at least as many seeds as the same effect alone
     alone = family_seeds_needed([0.5], 0.05, [4, 8, 16, 32, 64, 128], n_sim=300)[0]
     assert alone is not None and need[1] >= alone
+
+
+# --- sizes for the interval rows -------------------------------------------------------------
+def test_interval_rows_name_the_size_that_decides_them():
+    spread = _per_seed({"p1": _methods()}, N)
+    mine = spread.method == "rr_ts"
+    spread.loc[mine, "slope"] = np.linspace(0.6, 1.2, mine.sum())  # median 0.9 = slope_max
+    spread.loc[mine, "slope"] += 0.02  # just above the threshold: undecided at 16 seeds
+    c1 = claims_table({**TH, "ablations": []}, spread, ["p1"], None, None, 0.1, None, None)
+    verdict = c1[c1.claim_id == "P2-C1"].iloc[0].verdict
+    assert verdict.startswith("undecidable at this scale: needs") and verdict.endswith("seeds")
+    assert int(verdict.split("needs ")[1].split()[0]) > N
+    # control: slopes far below the threshold are decided, no size is named
+    low = _per_seed({"p1": _methods()}, N)
+    c1 = claims_table({**TH, "ablations": []}, low, ["p1"], None, None, 0.1, None, None)
+    assert c1[c1.claim_id == "P2-C1"].iloc[0].verdict == "reproduced"

@@ -30,7 +30,11 @@ import pandas as pd
 
 from boexplore.analysis.claimkit.markdown import markdown_table
 from boexplore.analysis.claimkit.parts import COLUMNS  # one claims-table format for both papers
-from boexplore.analysis.claimkit.power import family_seeds_needed
+from boexplore.analysis.claimkit.power import (
+    correlation_cells_needed,
+    family_seeds_needed,
+    interval_problems_needed,
+)
 from boexplore.analysis.claimkit.stats import (
     binomial_ci,
     bootstrap_ci,
@@ -97,6 +101,16 @@ def _row(
             strict=True,
         )
     )
+
+
+def _sized(verdict: str, need: int | None, unit: str) -> str:
+    """An inconclusive interval row with the size its power formula names (claimkit.power:
+    1/sqrt(n) scaling of a bootstrap interval, Fisher z for a Spearman rho)."""
+    if verdict != "inconclusive":
+        return verdict
+    if need is None:
+        return f"{UNDECIDABLE_PREFIX}: no size decides it (the estimate sits on the threshold)"
+    return f"{UNDECIDABLE_PREFIX}: needs {need} {unit}"
 
 
 def _verdict_upper(lo: float, hi: float, thr: float) -> str:
@@ -308,7 +322,11 @@ def claim_p2_c1(ev: Paper2Evidence, problem_key: str) -> list[dict[str, Any]]:
             lo,
             hi,
             f"CI high < {th['slope_max']}",
-            _verdict_upper(lo, hi, th["slope_max"]),
+            _sized(
+                _verdict_upper(lo, hi, th["slope_max"]),
+                interval_problems_needed(med, lo, hi, float(th["slope_max"]), len(mine), ev.level),
+                "seeds",
+            ),
             len(mine),
             note,
         )
@@ -567,8 +585,9 @@ def claim_p2_c4(ev: Paper2Evidence) -> list[dict[str, Any]]:
 
 
 def _rho_row(ev: Paper2Evidence, statistic: str, x: np.ndarray, y: np.ndarray,
-             note: str) -> dict[str, Any]:  # fmt: skip
-    """P2-C5 row: Spearman rho >= rho_min with the interval above 0 reproduces it."""
+             note: str, unit: str) -> dict[str, Any]:  # fmt: skip
+    """P2-C5 row: Spearman rho >= rho_min with the interval above 0 reproduces it; an
+    inconclusive one names the points (``unit``) the Fisher-z power formula asks for."""
     rho_min = float(ev.th["rho_min"])
     v, lo, hi = spearman_ci(x, y, level=ev.level, n_boot=ev.n_boot)
     if not np.isfinite(v):
@@ -580,6 +599,8 @@ def _rho_row(ev: Paper2Evidence, statistic: str, x: np.ndarray, y: np.ndarray,
     else:
         verdict = "inconclusive"
     threshold = f"rho >= {rho_min}, CI low > 0"
+    if verdict == "inconclusive":
+        verdict = _sized(verdict, correlation_cells_needed(v, rho_min), unit)
     return _row("P2-C5", statistic, v, lo, hi, threshold, verdict, len(x), note)
 
 
@@ -596,6 +617,7 @@ def claim_p2_c5(ev: Paper2Evidence) -> list[dict[str, Any]]:
                     np.log(static[var].to_numpy(float)),
                     static["argmax_entropy"].to_numpy(float),
                     "bootstrap over grid cells",
+                    "grid cells",
                 )
             )
     seeds = ev.e3_dynamic_seeds if ev.e3_dynamic_seeds is not None else None
@@ -613,6 +635,7 @@ def claim_p2_c5(ev: Paper2Evidence) -> list[dict[str, Any]]:
                     np.log(dyn["lam"].to_numpy(float)),
                     dyn[metric].to_numpy(float),
                     unit,
+                    "runs" if "seed" in dyn.columns else "cells",
                 )
             )
     if seeds is not None and len(seeds):
