@@ -197,3 +197,21 @@ def test_interval_rows_name_the_size_that_decides_them():
     low = _per_seed({"p1": _methods()}, N)
     c1 = claims_table({**TH, "ablations": []}, low, ["p1"], None, None, 0.1, None, None)
     assert c1[c1.claim_id == "P2-C1"].iloc[0].verdict == "reproduced"
+
+
+def test_rule_sensitivity_grid_validates_only_where_the_greedy_lock_counts():
+    from boexplore.analysis.paper2.stuck import rule_sensitivity
+
+    rng = np.random.default_rng(2)
+    rows = []
+    for method in ("gp_ts", "random", "gp_greedy"):
+        for seed in range(16):
+            idx = rng.integers(0, 20, 20) if method != "gp_greedy" else np.full(20, 7)
+            gap = np.where(idx == 0, 0.0, 0.3)  # every wrong point is 0.3 below the optimum
+            rows.append(pd.DataFrame({"problem_key": "p", "problem": "x", "method": method,
+                                      "seed": seed, "eval_index": np.arange(20), "index": idx,
+                                      "inst_regret": gap, "cum_regret": np.cumsum(gap),
+                                      "regret": gap, "at_optimum": idx == 0}))  # fmt: skip
+    grid = rule_sensitivity(pd.concat(rows), ["p"], TH, [0.1, 0.5], [0.5], late_window=10)
+    assert grid["validated"].tolist() == [True, False]  # at 0.5 the greedy lock is "near x*"
+    assert grid.loc[0, "gp_greedy_k"] == 16 and grid.loc[1, "gp_greedy_k"] == 0

@@ -124,3 +124,44 @@ def stuck_control(
     why = [f"exploring {m} is not rarely stuck (CI high >= {thr})" for m in loud]
     why += [f"greedy {m} is not often stuck (CI low < {thr})" for m in quiet]
     return StuckControl(rates, False, "; ".join(why))
+
+
+def rule_sensitivity(
+    traces: pd.DataFrame,
+    problems: Sequence[str],
+    th: Mapping[str, Any],
+    gaps: Sequence[float],
+    shares: Sequence[float],
+    late_window: int,
+) -> pd.DataFrame:
+    """The ``locked`` rule's control over a grid of ``stuck_gap_min`` x ``stuck_lock_share``:
+    one row per setting with the pooled rates of every control and whether it validates.
+
+    Shows whether the separation of exploring from greedy policies hangs on the chosen
+    thresholds (``traces``: E1 run files of the control policies, at least).
+    """
+    from boexplore.analysis.paper2.summary import e1_per_seed  # the per-seed table's maker
+
+    rows = []
+    for gap in gaps:
+        per = e1_per_seed(traces, late_window=late_window, gap_min=float(gap))
+        for share in shares:
+            setting = {
+                **th,
+                "stuck_rule": "locked",
+                "stuck_gap_min": gap,
+                "stuck_lock_share": share,
+            }
+            ctl = stuck_control(per, problems, setting)
+            pooled = ctl.rates[ctl.rates["problem_key"] == "pooled"].set_index("method")
+            rows.append(
+                {
+                    "stuck_gap_min": gap,
+                    "stuck_lock_share": share,
+                    "validated": ctl.validated,
+                    **{f"{m}_k": int(pooled.loc[m, "k"]) for m in pooled.index},
+                    **{f"{m}_n": int(pooled.loc[m, "n"]) for m in pooled.index},
+                    "reason": ctl.reason,
+                }  # fmt: skip
+            )
+    return pd.DataFrame(rows)
