@@ -56,9 +56,17 @@ def test_e1_per_seed_and_claims_verdicts():
     assert list(claims.columns) == COLUMNS
     by = {row.statistic: row.verdict for row in claims.itertuples()}
     assert by["median log-log slope of R_t over 2nd half (nn1d, rr_ts)"] == "reproduced"
-    assert by["R_T(RR-TS)/R_T(GP-TS) (nn1d)"] == "reproduced"
-    stuck = [r for r in claims.itertuples() if r.claim_id == "P2-C3"][0]
-    assert stuck.verdict == "reproduced" and stuck.value == 1.0
+    assert by["paired difference 2·R_T(gp_ts) − R_T(rr_ts) (nn1d)"] == "reproduced"
+    assert by["paired difference 0.5·R_T(random) − R_T(rr_ts) (nn1d)"] == "reproduced"
+    # synthetic traces carry no point indices: the default (locked) stuck rule has no input
+    assert not (claims.claim_id == "P2-C3").any()
+    late = claims_table(
+        {"n_boot": 200, "ablations": ["nn_greedy"], "stuck_rule": "late_play"},
+        per, ["nn1d"], None, None, 0.1, None, None,
+    )  # fmt: skip
+    stuck = [r for r in late.itertuples() if r.claim_id == "P2-C3"][0]
+    # random search is stuck in every seed under the late-play rule: the rule fails its control
+    assert stuck.value == 1.0 and stuck.verdict.startswith("undecidable: the stuck rule fails")
     # linear regret for the policy -> P2-C1 not reproduced
     per2 = per.copy()
     per2.loc[per2.method == "rr_ts", "slope"] = 1.0
@@ -127,7 +135,7 @@ def test_coverage_claim_needs_failing_controls_and_an_informative_band():
 
 
 def test_lambda_regret_row_uses_paired_seeds():
-    from boexplore.analysis.paper2.claims import lambda_regret_row
+    from boexplore.analysis.paper2.claims import DEFAULTS, lambda_regret_row
 
     rng = np.random.default_rng(0)
     base = rng.uniform(5, 10, 12)
@@ -138,10 +146,12 @@ def test_lambda_regret_row_uses_paired_seeds():
             "R_T": np.concatenate([base, 2 * base]),
         }
     )
-    row = lambda_regret_row(per, 0.9, 200)
-    assert row["value"] == pytest.approx(2.0) and row["verdict"] == "reproduced"
+    th = {**DEFAULTS, "n_boot": 200}
+    row = lambda_regret_row(per, th)
+    assert row["value"] == pytest.approx(base.mean()) and row["verdict"] == "reproduced"
+    assert "control lambda=0.01 on seed halves" in row["note"] and "ratio 2 " in row["note"]
     flat = per.assign(R_T=np.concatenate([base, base[::-1]]))
-    assert lambda_regret_row(flat, 0.9, 200)["verdict"] != "reproduced"
+    assert lambda_regret_row(flat, th)["verdict"] != "reproduced"
 
 
 def test_resolve_config_defaults_and_errors():

@@ -127,6 +127,7 @@ rule p2_tables:
         claims_md=f"{TABLES}/claims_paper2.md",
         e1_seeds=f"{TABLES}/paper2_e1_per_seed.csv",
         e1_summary=f"{TABLES}/paper2_e1_summary.csv",
+        stuck_control=f"{TABLES}/paper2_stuck_control.csv",
         e1_curves=f"{TABLES}/paper2_e1_curves.parquet",
         e2_bounds=f"{TABLES}/paper2_e2_bounds.parquet",
         e2_summary=f"{TABLES}/paper2_e2_coverage.csv",

@@ -184,11 +184,13 @@ def run_policy(
             chosen = np.array([r.integers(N) for r in init_rng])
         elif policy.kind == "random":
             chosen = np.array([r.integers(N) for r in pol_rng])
-        elif policy.kind in ("gp_ts", "gp_ucb"):
+        elif policy.kind in ("gp_ts", "gp_ucb", "gp_greedy"):
             chosen = np.empty(B, dtype=np.int64)
             for b in range(B):
                 if policy.kind == "gp_ts":
                     score = sample_posterior(kern.K, idx[b], ys[b], policy.gp_noise, pol_rng[b])[0]
+                elif policy.kind == "gp_greedy":  # posterior mean only: no exploration bonus
+                    score = posterior(kern.K, idx[b], ys[b], policy.gp_noise)[0]
                 else:
                     mean, var = posterior(kern.K, idx[b], ys[b], policy.gp_noise)
                     beta = 2 * np.log(N * (t + 1) ** 2 * np.pi**2 / (6 * policy.ucb_delta))

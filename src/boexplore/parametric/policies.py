@@ -11,6 +11,8 @@ labels used in configs and figures to specs:
 * ``rr_lfbo_ei`` / ``rr_lfbo_pi`` - RR-LFBO (weighted classification loss + func regulariser);
 * ``lfbo_ei`` / ``lfbo_pi`` - official-style LFBO / BORE (warm-started ReLU MLP, no regulariser);
 * ``gp_ts`` / ``gp_ucb`` - exact GP baselines on the finite domain (Matern-5/2, fixed hyperparameters);
+* ``gp_greedy`` - the same GP's posterior-mean maximiser: a greedy policy with no exploration
+  bonus, the control that a stuck rule must call stuck often (our addition, not the paper's);
 * ``random`` - uniform random search over the domain.
 """
 
@@ -19,7 +21,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-KINDS = ("nn", "gp_ts", "gp_ucb", "random")
+KINDS = ("nn", "gp_ts", "gp_ucb", "gp_greedy", "random")
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "lfbo_pi": {**_LFBO, "utility": "pi"},
     "gp_ts": {"kind": "gp_ts"},
     "gp_ucb": {"kind": "gp_ucb"},
+    "gp_greedy": {"kind": "gp_greedy"},
     "random": {"kind": "random"},
 }
 

@@ -91,11 +91,11 @@ def score_job_cost(
 # in-process (getrusage) on default-config jobs, 2026-12-04: GP policies do not train a network
 # (1.4 CPU-s per seed-run vs 10.5 for RR-TS at 1000 steps), LFBO's classifier loss costs 2.5x
 # a regression step; E4's lfbo_ei / lfbo_pi are cheap non-randomised fits.
-_P2_METHOD_WEIGHT = {"random": 0.01, "gp_ts": 0.13, "gp_ucb": 0.13, "gp_logei": 0.3,
-                     "rr_lfbo_ei": 2.5, "lfbo_ei": 2.5}  # fmt: skip
+_P2_METHOD_WEIGHT = {"random": 0.01, "gp_ts": 0.13, "gp_ucb": 0.13, "gp_greedy": 0.13,
+                     "gp_logei": 0.3, "rr_lfbo_ei": 2.5, "lfbo_ei": 2.5}  # fmt: skip
 _P2_E4_WEIGHT = {"random": 0.01, "gp_logei": 0.3, "lfbo_ei": 0.066, "lfbo_pi": 0.066}
 # Methods without a trained network: their weight is per round at the reference step count.
-_P2_NO_TRAINING = ("random", "gp_ts", "gp_ucb", "gp_logei")
+_P2_NO_TRAINING = ("random", "gp_ts", "gp_ucb", "gp_greedy", "gp_logei")
 _P2_REFERENCE_STEPS = 1000.0
 
 

@@ -3,9 +3,10 @@
 The registry below is the only colour table in the package. Paper-1 acquisition
 functions and paper-2 policies get distinct colours, except where two labels name the
 same method family (``ALIASES``: ``ei``/``logei``, paper 2's exact ``gp_ts`` = GP Thompson
-sampling ``ts``, ``gp_ucb`` = the explorative ``ucb_high``, ``gp_logei`` = ``logei``), so a
-reader comparing the papers sees one colour per kind of method. Unknown labels get a
-colour derived from a stable hash of the label (not Python's salted ``hash``).
+sampling ``ts``, ``gp_ucb`` = the explorative ``ucb_high``, ``gp_greedy`` = ``greedy``,
+``gp_logei`` = ``logei``), so a reader comparing the papers sees one colour per kind of
+method. Unknown labels get a colour derived from a stable hash of the label (not Python's
+salted ``hash``).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ ALIASES: dict[str, str] = {
     "ei": "logei",
     "gp_ts": "ts",
     "gp_ucb": "ucb_high",
+    "gp_greedy": "greedy",
     "gp_logei": "logei",
 }
 KNOWN_COLORS: dict[str, str] = {

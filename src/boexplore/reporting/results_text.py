@@ -77,6 +77,7 @@ SYNC_TABLES = (
     "claims_paper2.csv",
     "claims_paper2.md",
     "paper2_e1_summary.csv",
+    "paper2_stuck_control.csv",
     "paper2_e2_coverage.md",
     "runs_summary.csv",
     "bounds_summary.csv",

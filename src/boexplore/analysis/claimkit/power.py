@@ -60,10 +60,8 @@ class PowerNeed:
         return f"{self.seeds} seeds × {self.problems} problems"
 
 
-def _holm_counts(
-    p: np.ndarray, sign: np.ndarray, alpha: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Row-wise Holm on (sims, units) p-values (NaN = absent unit): counts for / against / n."""
+def _holm_significant(p: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise Holm on (sims, units) p-values (NaN = absent unit): significant mask, units."""
     valid = np.isfinite(p)
     m = valid.sum(axis=1)
     ps = np.where(valid, p, np.inf)
@@ -75,6 +73,14 @@ def _holm_counts(
     sig_sorted = (adj < alpha) & np.isfinite(sorted_p)
     sig = np.zeros_like(sig_sorted)
     np.put_along_axis(sig, order, sig_sorted, axis=1)
+    return sig, m
+
+
+def _holm_counts(
+    p: np.ndarray, sign: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row-wise Holm on (sims, units) p-values (NaN = absent unit): counts for / against / n."""
+    sig, m = _holm_significant(p, alpha)
     k_for = (sig & (sign > 0)).sum(axis=1)
     k_against = (sig & (sign < 0)).sum(axis=1)
     return k_for, k_against, m
@@ -211,3 +217,41 @@ def interval_problems_needed(
         return None
     need = n_problems * ((zl + stats.norm.ppf(power)) * se / gap) ** 2
     return int(max(n_problems, math.ceil(need)))
+
+
+def family_seeds_needed(
+    effects: Sequence[float],
+    alpha: float,
+    seeds_grid: Sequence[int],
+    target: float = 0.8,
+    n_sim: int = 400,
+    seed: int = 0,
+) -> list[int | None]:
+    """Per unit of one Holm family: the fewest seeds (of ``seeds_grid``) at which the unit's
+    paired t-test is significant, either way, with probability >= ``target``.
+
+    ``effects`` are the units' standardised effects (Cohen's d_z); all units of the family are
+    simulated together at each seed count (t statistics as in :func:`simulate_decisions`) and
+    Holm-corrected over the family, so a unit's need accounts for the correction. A unit with
+    a zero effect, or one not decided within the grid, gets None.
+    """
+    eff = np.asarray(effects, dtype=float)
+    need: list[int | None] = [None] * eff.size
+    if eff.size == 0:
+        return need
+    rng = np.random.default_rng(seed)
+    for n_seeds in sorted(int(s) for s in seeds_grid if s >= 2):
+        n = float(n_seeds)
+        e = np.where(np.isfinite(eff), eff, 0.0)
+        mean = e + rng.standard_normal((n_sim, eff.size)) / math.sqrt(n)
+        var = rng.chisquare(n - 1, size=(n_sim, eff.size)) / (n - 1)
+        t = mean / np.sqrt(var / n)
+        p = np.where(np.isfinite(eff), 2.0 * stats.t.sf(np.abs(t), n - 1), np.nan)
+        sig, _ = _holm_significant(p, alpha)
+        power = sig.mean(axis=0)
+        for i in range(eff.size):
+            if need[i] is None and e[i] != 0 and power[i] >= target:
+                need[i] = n_seeds
+        if all(x is not None or e[i] == 0 for i, x in enumerate(need)):
+            break
+    return need

@@ -20,16 +20,41 @@ def incumbent_fraction(g: pd.DataFrame) -> float:
     return float(np.mean(hits)) if hits else float("nan")
 
 
+def late_lock_share(index: np.ndarray, gap: np.ndarray, gap_min: float = 0.0) -> float:
+    """Largest share of the plays in a window held by one point whose regret gap (f* - f, noise
+    free) exceeds ``gap_min``.
+
+    1 when every play of the window repeats one such point, 0 when every play is within
+    ``gap_min`` of the optimum, about 1/N for uniform random play over N points. NaN for an
+    empty window.
+    """
+    index, gap = np.asarray(index), np.asarray(gap, dtype=float)
+    if index.size == 0:
+        return float("nan")
+    off = index[gap > gap_min]
+    if off.size == 0:
+        return 0.0
+    return float(np.unique(off, return_counts=True)[1].max() / index.size)
+
+
 def e1_per_seed(
-    traces: pd.DataFrame, slope_from: float = 0.5, late_window: int = 25
+    traces: pd.DataFrame, slope_from: float = 0.5, late_window: int = 25, gap_min: float = 0.0
 ) -> pd.DataFrame:
-    """One row per (problem_key, method, seed): R_T, R_T/T, log-log slope, late play at the optimum."""
+    """One row per (problem_key, method, seed): R_T, R_T/T, log-log slope, late play at the
+    optimum and the late window's largest share at one point more than ``gap_min`` below the
+    optimum (``late_lock_share``; NaN when the trace carries no point indices)."""
     rows = []
     for (pk, m, s), g in traces.groupby(["problem_key", "method", "seed"]):
         g = g.sort_values("eval_index")
         R = g["cum_regret"].to_numpy()
         T = len(R)
-        late = g["at_optimum"].to_numpy()[-min(late_window, T) :]
+        w = min(late_window, T)
+        late = g["at_optimum"].to_numpy()[-w:]
+        lock = (
+            late_lock_share(g["index"].to_numpy()[-w:], g["inst_regret"].to_numpy()[-w:], gap_min)
+            if {"index", "inst_regret"} <= set(g.columns)
+            else np.nan
+        )
         ratio = R / np.arange(1, T + 1)
         half = ratio[T // 2 :]
         rows.append(
@@ -43,6 +68,7 @@ def e1_per_seed(
                 "R_T_over_T": float(R[-1] / T),
                 "slope": loglog_slope(R, slope_from),
                 "late_frac_opt": float(late.mean()),
+                "late_lock_share": lock,
                 "simple_regret": float(g["regret"].iloc[-1]),
                 "ratio_decreasing": bool(half[-1] < half[0]) if len(half) > 1 else False,
                 "incumbent_frac": incumbent_fraction(g)

@@ -10,7 +10,8 @@ from typing import Any
 
 import pandas as pd
 
-from boexplore.analysis.paper2.claims import claims_table, to_markdown
+from boexplore.analysis.paper2.claims import DEFAULTS, claims_table, to_markdown
+from boexplore.analysis.paper2.stuck import stuck_control
 from boexplore.analysis.paper2.summary import (
     e1_curves,
     e1_per_seed,
@@ -44,7 +45,12 @@ def build_tables(
     e1 = _concat(inputs.get("e1"))
     seeds = summ = curves = pd.DataFrame()
     if len(e1):
-        seeds = e1_per_seed(e1, float(cfg["e1"]["slope_from"]), int(cfg["e1"]["late_window"]))
+        seeds = e1_per_seed(
+            e1,
+            float(cfg["e1"]["slope_from"]),
+            int(cfg["e1"]["late_window"]),
+            float(th["stuck_gap_min"]),
+        )
         summ = e1_summary(
             seeds,
             level,
@@ -86,6 +92,13 @@ def build_tables(
         dyn_seeds,
         misspecified,
     )
+    if "stuck_control" in outputs:  # the stuck rule's control rates (P2-C3), per problem
+        rates = (
+            stuck_control(seeds, keys, {**DEFAULTS, **th}, [th["policy"], *th["ablations"]]).rates
+            if len(seeds)
+            else pd.DataFrame()
+        )
+        atomic_write(rates, outputs["stuck_control"])
     atomic_write(claims, outputs["claims"])
     atomic_write_text(
         "# Paper 2 claims (reconstructed statements; see README)\n\n" + to_markdown(claims),
