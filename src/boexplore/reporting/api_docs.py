@@ -16,6 +16,7 @@ from pathlib import Path
 PACKAGES: tuple[str, ...] = (
     "boexplore.metrics",
     "boexplore.diagnostics",
+    "boexplore.integrations.optuna",
     "boexplore.compare",
     "boexplore.problems",
     "boexplore.bo",
