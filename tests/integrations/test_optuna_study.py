@@ -89,7 +89,7 @@ def test_diagnose_reads_the_study_and_checks_the_stored_attrs(tracked, tmp_path,
     err = capsys.readouterr().err
     tl = pd.read_csv(out)
     assert tl["trial"].tolist() == explore.numbers and fig.stat().st_size > 1000
-    assert f"{len(explore.numbers)} COMPLETE trials counted" in err
+    assert f"{len(explore.numbers)} complete trials counted" in err
     assert "pruned" in err and "fail" in err and "minimised" in err
     assert "agree with the recomputed metrics" in err
     assert "final state" in err

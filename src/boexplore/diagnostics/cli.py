@@ -90,14 +90,16 @@ def _run(args: argparse.Namespace) -> int:
     if args.optuna_storage is None and (args.study or args.write_points):
         raise ValueError("--study and --write-points need --optuna-storage")
     if args.optuna_storage is not None:
-        from boexplore.diagnostics.optuna_source import study_summary, study_trace
+        from boexplore.diagnostics.study_source import points_trace, study_summary
+        from boexplore.integrations.optuna.study import load_study_points
 
         if args.minimize or args.bounds is not None or args.seed is not None:
             raise ValueError(
                 "--minimize, --bounds and --seed apply to trace files: an Optuna study "
                 "states its direction and its space"
             )
-        df, path, points = study_trace(args.optuna_storage, args.study)
+        points = load_study_points(args.optuna_storage, args.study)
+        df, path = points_trace(points), f"{args.optuna_storage} study {points.name!r}"
         args.minimize = points.minimize
         print(study_summary(points), file=sys.stderr)
         if args.write_points:

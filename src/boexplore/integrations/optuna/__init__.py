@@ -7,9 +7,10 @@ fact: :func:`load_study_points` reads a study from its storage for ``boexplore m
 shapes are refused: :mod:`boexplore.integrations.optuna.space`.
 """
 
-from boexplore.integrations.optuna.callback import ATTRS, ExplorationCallback
-from boexplore.integrations.optuna.space import ONE_HOT, SearchSpace, StudyShapeError
-from boexplore.integrations.optuna.study import StudyPoints, load_study_points, points_from_trials
+from boexplore.integrations.common import ATTRS, ONE_HOT, StudyPoints, StudyShapeError
+from boexplore.integrations.optuna.callback import ExplorationCallback
+from boexplore.integrations.optuna.space import SearchSpace
+from boexplore.integrations.optuna.study import load_study_points, points_from_trials
 
 __all__ = [
     "ATTRS",

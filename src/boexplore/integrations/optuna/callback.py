@@ -30,15 +30,9 @@ import numpy as np
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
-from boexplore.integrations.optuna.space import SearchSpace, StudyShapeError
+from boexplore.integrations.common import StudyShapeError, stored_metrics
+from boexplore.integrations.optuna.space import SearchSpace
 from boexplore.metrics.tracker import ExplorationTracker
-
-#: User attributes written on each counted trial (metrics of the counted trials up to it).
-ATTR_T = "boexplore_t"
-ATTR_OTSD = "boexplore_otsd"
-ATTR_OTSD_NORM = "boexplore_otsd_norm"
-ATTR_OE = "boexplore_oe"
-ATTRS = (ATTR_T, ATTR_OTSD, ATTR_OTSD_NORM, ATTR_OE)
 
 
 def completes(value: Any, n_objectives: int) -> bool:
@@ -50,10 +44,6 @@ def completes(value: Any, n_objectives: int) -> bool:
         return not any(math.isnan(float(v)) for v in values)
     except (TypeError, ValueError):
         return False
-
-
-def _finite_or_none(v: float) -> float | None:
-    return float(v) if math.isfinite(v) else None
 
 
 class ExplorationCallback:
@@ -102,11 +92,8 @@ class ExplorationCallback:
             if self.tracker is None:
                 self._replay(study, trial.number)
             self._add(trial.number, trial.params, trial.distributions)
-            tr = self.tracker
-            trial.set_user_attr(ATTR_T, len(tr))
-            trial.set_user_attr(ATTR_OTSD, tr.otsd)
-            trial.set_user_attr(ATTR_OTSD_NORM, tr.otsd_normalized)
-            trial.set_user_attr(ATTR_OE, _finite_or_none(tr.entropy))
+            for key, value in stored_metrics(self.tracker).items():
+                trial.set_user_attr(key, value)
 
     def _replay(self, study: optuna.Study, before: int) -> None:
         """Feed the complete trials the study already holds (a resumed study)."""

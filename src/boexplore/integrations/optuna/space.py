@@ -1,6 +1,7 @@
-"""An Optuna study's search space as coordinates in [0,1]^d, and the one error for bad shapes.
+"""An Optuna study's search space as coordinates in [0,1]^d.
 
-The rule (our extension; neither paper has categorical or integer parameters):
+The rule (our extension; neither paper has categorical or integer parameters; the
+arithmetic is :mod:`boexplore.integrations.common`'s):
 
 * float: ``(v - low) / (high - low)``; on a log scale the same on ``log v``; a ``step``
   keeps its grid, which lands inside [0, 1];
@@ -21,7 +22,6 @@ naming the trial and the parameter, never a guessed coordinate.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -34,12 +34,7 @@ from optuna.distributions import (
     IntDistribution,
 )
 
-#: Coordinate of the chosen category: two different choices end up 1 apart.
-ONE_HOT = 1.0 / math.sqrt(2.0)
-
-
-class StudyShapeError(ValueError):
-    """A study the exploration metrics cannot measure without guessing (the CLI exits 2)."""
+from boexplore.integrations.common import StudyShapeError, one_hot, scaled
 
 
 def _is_constant(dist: BaseDistribution) -> bool:
@@ -48,12 +43,6 @@ def _is_constant(dist: BaseDistribution) -> bool:
     if isinstance(dist, FloatDistribution | IntDistribution):
         return dist.low == dist.high
     raise StudyShapeError(f"unsupported Optuna distribution {type(dist).__name__}")
-
-
-def _scaled(value: float, low: float, high: float, log: bool) -> float:
-    if log:
-        return (math.log(value) - math.log(low)) / (math.log(high) - math.log(low))
-    return (value - low) / (high - low)
 
 
 @dataclass(frozen=True)
@@ -134,9 +123,7 @@ class SearchSpace:
         for name, dist in self.distributions.items():
             value = params[name]
             if isinstance(dist, CategoricalDistribution):
-                hot = [0.0] * len(dist.choices)
-                hot[int(dist.to_internal_repr(value))] = ONE_HOT
-                row.extend(hot)
+                row.extend(one_hot(int(dist.to_internal_repr(value)), len(dist.choices)))
             else:
-                row.append(_scaled(float(value), dist.low, dist.high, dist.log))
+                row.append(scaled(float(value), dist.low, dist.high, dist.log))
         return np.asarray(row, dtype=np.float64)

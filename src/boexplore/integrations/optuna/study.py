@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -18,29 +17,8 @@ import optuna
 from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
-from boexplore.integrations.optuna.callback import ATTRS
-from boexplore.integrations.optuna.space import SearchSpace, StudyShapeError
-
-
-@dataclass(frozen=True)
-class StudyPoints:
-    """The counted trials of one study as unit-cube points, with their values."""
-
-    study_name: str
-    numbers: np.ndarray  # trial numbers of the counted (COMPLETE) trials, ascending
-    X: np.ndarray  # (T, d) coordinates in [0,1]^d
-    values: np.ndarray | None  # (T,) objective values; None for a multi-objective study
-    minimize: bool  # direction of the (single) objective
-    space: SearchSpace
-    stored: dict[str, np.ndarray] = field(default_factory=dict)  # ATTRS; NaN where absent
-    skipped: dict[str, int] = field(default_factory=dict)  # state name -> trials left out
-
-    @property
-    def maximised_values(self) -> np.ndarray | None:
-        """Values with the sign that makes larger better (the timeline's convention)."""
-        if self.values is None:
-            return None
-        return -self.values if self.minimize else self.values
+from boexplore.integrations.common import StudyPoints, StudyShapeError, stored_columns
+from boexplore.integrations.optuna.space import SearchSpace
 
 
 def points_from_trials(
@@ -60,22 +38,15 @@ def points_from_trials(
     space = SearchSpace.of(done[0].distributions)
     X = np.vstack([space.to_unit(t.number, t.params, t.distributions) for t in done])
     single = len(directions) == 1
-    values = np.array([t.value for t in done], dtype=np.float64) if single else None
-    stored = {
-        key: np.array(
-            [np.nan if t.user_attrs.get(key) is None else t.user_attrs[key] for t in done],
-            dtype=np.float64,
-        )
-        for key in ATTRS
-    }
     return StudyPoints(
-        study_name=study_name,
+        name=study_name,
         numbers=np.array([t.number for t in done]),
         X=X,
-        values=values,
+        values=np.array([t.value for t in done], dtype=np.float64) if single else None,
         minimize=single and directions[0] == StudyDirection.MINIMIZE,
-        space=space,
-        stored=stored,
+        columns=space.columns,
+        constant=space.constant,
+        stored=stored_columns([t.user_attrs for t in done]),
         skipped=dict(skipped),
     )
 
