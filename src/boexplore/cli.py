@@ -56,6 +56,7 @@ EXTRA_OF: dict[str, str] = {
     ),
     **dict.fromkeys(("gymnasium", "Box2D", "mujoco"), "realworld"),
     "optuna": "optuna",
+    "ax": "ax",
 }
 
 

@@ -104,9 +104,12 @@ def test_diagnose_names_bad_storages_and_studies(tracked, tmp_path, capsys):
         (["--optuna-storage", url, "--study", "nope"], "has no study 'nope'"),
         (["--optuna-storage", f"sqlite:///{tmp_path / 'missing.db'}"], "no such sqlite file"),
         (["--optuna-storage", "study.db"], "not a database URL"),
-        (["--optuna-storage", url, "trace.csv"], "either a TRACE file or --optuna-storage"),
+        (
+            ["--optuna-storage", url, "trace.csv"],
+            "one of a TRACE file, --optuna-storage URL or --ax-snapshot",
+        ),
         (["--optuna-storage", url, "--minimize"], "states its direction"),
-        (["--study", "tpe", "trace.csv"], "need --optuna-storage"),
+        (["--study", "tpe", "trace.csv"], "--study needs --optuna-storage"),
     ]
     for extra, message in cases:
         assert main(["diagnose", *extra]) == 2, extra

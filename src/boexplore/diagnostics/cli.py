@@ -38,9 +38,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--study", help="study name in --optuna-storage (default: the only study there)")
     p.add_argument(
+        "--ax-snapshot",
+        metavar="JSON",
+        help="read an Ax experiment from the snapshot Client.save_to_json_file wrote instead of "
+        "a trace (needs the ax extra): its COMPLETED trials in index order, mapped as for Optuna",
+    )
+    p.add_argument(
         "--write-points",
         metavar="CSV",
-        help="with --optuna-storage: also write the study's points (trial, x_0 .. x_{d-1}, y) "
+        help="with --optuna-storage / --ax-snapshot: also write the points (trial, x_0 .. "
+        "x_{d-1}, y) "
         "here, the input `boexplore metrics` reads",
     )
     p.add_argument(
@@ -85,26 +92,37 @@ def _run(args: argparse.Namespace) -> int:
     from boexplore.metrics.cli import _unit_points
     from boexplore.metrics.scoring import x_columns
 
-    if (args.trace is None) == (args.optuna_storage is None):
-        raise ValueError("give either a TRACE file or --optuna-storage URL (one of the two)")
-    if args.optuna_storage is None and (args.study or args.write_points):
-        raise ValueError("--study and --write-points need --optuna-storage")
-    if args.optuna_storage is not None:
+    sources = [args.trace, args.optuna_storage, args.ax_snapshot]
+    if sum(source is not None for source in sources) != 1:
+        raise ValueError("give one of a TRACE file, --optuna-storage URL or --ax-snapshot JSON")
+    if args.optuna_storage is None and args.study:
+        raise ValueError("--study needs --optuna-storage")
+    if args.trace is None:
         from boexplore.diagnostics.study_source import points_trace, study_summary
-        from boexplore.integrations.optuna.study import load_study_points
 
         if args.minimize or args.bounds is not None or args.seed is not None:
             raise ValueError(
-                "--minimize, --bounds and --seed apply to trace files: an Optuna study "
-                "states its direction and its space"
+                "--minimize, --bounds and --seed apply to trace files: an Optuna study or Ax "
+                "experiment states its direction and its space"
             )
-        points = load_study_points(args.optuna_storage, args.study)
-        df, path = points_trace(points), f"{args.optuna_storage} study {points.name!r}"
+        if args.optuna_storage is not None:
+            from boexplore.integrations.optuna.study import load_study_points
+
+            points = load_study_points(args.optuna_storage, args.study)
+            path = f"{args.optuna_storage} study {points.name!r}"
+        else:
+            from boexplore.integrations.ax.experiment import load_snapshot_points
+
+            points = load_snapshot_points(args.ax_snapshot)
+            path = f"{args.ax_snapshot} experiment {points.name!r}"
+        df = points_trace(points)
         args.minimize = points.minimize
         print(study_summary(points), file=sys.stderr)
         if args.write_points:
             df.to_csv(args.write_points, index=False)
             print(f"points written to {args.write_points}", file=sys.stderr)
+    elif args.write_points:
+        raise ValueError("--write-points needs --optuna-storage or --ax-snapshot")
     else:
         path = str(args.trace)
         df = pd.read_parquet(path) if path.endswith(".parquet") else pd.read_csv(path)
@@ -141,7 +159,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.over_ratio is not None:
         th = dataclasses.replace(th, over_ratio=args.over_ratio)
     tl = diagnose_points(X, y, n_init, thresholds=th, stop_rule=rule)
-    if args.optuna_storage is not None:  # which trial each row is
+    if args.trace is None:  # a study or experiment: which trial each row is
         tl.insert(0, "trial", df["trial"].to_numpy())
     if args.output:
         tl.to_csv(args.output, index=False)
