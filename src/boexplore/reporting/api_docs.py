@@ -17,6 +17,7 @@ PACKAGES: tuple[str, ...] = (
     "boexplore.metrics",
     "boexplore.diagnostics",
     "boexplore.integrations.optuna",
+    "boexplore.integrations.ax",
     "boexplore.compare",
     "boexplore.problems",
     "boexplore.bo",
