@@ -12,8 +12,9 @@ Which trials count: COMPLETE ones, in trial-number order (the order the sampler 
 them). Pruned, failed, running and waiting trials are not points of the sequence. The
 wrapped objective decides "complete" as Optuna does (each returned value converts to a
 float that is not NaN, one per objective); should Optuna still end the trial otherwise, the
-callback drops it from the tracker again. Live counting needs one worker: a trial with a
-smaller number still running when a trial is recorded is a :class:`StudyShapeError`.
+callback drops it from the tracker again. Live counting needs one worker: a trial that
+completes after a trial with a larger number was counted is a :class:`StudyShapeError`
+(a trial left RUNNING by a process that died does not matter: it never completes).
 A study resumed in a new process is picked up where it was: the tracker first replays the
 complete trials already in the study.
 """
@@ -78,15 +79,11 @@ class ExplorationCallback:
     def _record(self, trial: optuna.Trial) -> None:
         with self._lock:
             study = trial.study
-            earlier = study.get_trials(
-                deepcopy=False, states=(TrialState.RUNNING, TrialState.WAITING)
-            )
-            busy = sorted(t.number for t in earlier if t.number < trial.number)
-            if busy:
+            if self.numbers and trial.number < self.numbers[-1]:
                 raise StudyShapeError(
-                    f"trial {trial.number} completes while trial(s) {busy} still run: live "
-                    "exploration metrics count trials in number order and need one worker "
-                    "(n_jobs=1); measure a parallel study after the fact "
+                    f"trial {trial.number} completes after trial {self.numbers[-1]} was "
+                    "counted: live exploration metrics count trials in number order, so they "
+                    "need one worker (n_jobs=1); measure a parallel study after the fact "
                     "(boexplore diagnose --optuna-storage)"
                 )
             if self.tracker is None:
