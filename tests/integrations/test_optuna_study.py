@@ -1,6 +1,8 @@
 """A real Optuna study on sqlite storage: the callback's stored metrics, `boexplore diagnose`."""
 
 import math
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -178,3 +180,20 @@ def test_a_trial_optuna_fails_after_recording_is_dropped(tmp_path):
     frozen = study.tell(trial, state=TrialState.FAIL)  # ... then Optuna failed it
     explore(study, frozen)
     assert explore.numbers == kept and len(explore.tracker) == len(kept)
+
+
+def test_the_callback_needs_no_torch():
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "import optuna\n"
+        "from boexplore.integrations.optuna import ExplorationCallback\n"
+        "optuna.logging.set_verbosity(optuna.logging.WARNING)\n"
+        "cb = ExplorationCallback()\n"
+        "study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=0))\n"
+        "study.optimize(cb.wrap(lambda t: t.suggest_float('x', 0, 1) ** 2), n_trials=5,"
+        " callbacks=[cb])\n"
+        "print(study.trials[-1].user_attrs['boexplore_t'])\n"
+        "try:\n    import torch\nexcept ImportError:\n    print('control')\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.split() == ["5", "control"]
