@@ -95,7 +95,8 @@ def test_wheel_metadata_base_is_numpy_scipy(wheel):
     base = sorted(r for r in requires if "extra ==" not in r)
     assert base == ["numpy>=1.26", "scipy>=1.11"]
     extras = {ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("Provides-Extra:")}
-    assert extras == {"bo", "pipeline", "realworld", "test", "all"}
+    assert extras == {"bo", "pipeline", "realworld", "optuna", "ax", "test", "docs", "all"}
+    assert any(r.startswith("optuna<6,>=4") and 'extra == "optuna"' in r for r in requires)
     assert any(r.startswith("torch<2.14,>=2.4") and 'extra == "bo"' in r for r in requires)
     for schema in ("config", "analysis", "parametric"):
         assert f"boexplore/schema/{schema}.schema.yaml" in names

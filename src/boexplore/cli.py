@@ -55,6 +55,8 @@ EXTRA_OF: dict[str, str] = {
         "pipeline",
     ),
     **dict.fromkeys(("gymnasium", "Box2D", "mujoco"), "realworld"),
+    "optuna": "optuna",
+    "ax": "ax",
 }
 
 

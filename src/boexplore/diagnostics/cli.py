@@ -23,7 +23,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the decide tier: whether the saving it offers held on held-out problems, and its "
         "loss against the incumbent-only control).",
     )
-    p.add_argument("trace", help=".csv or .parquet trace (a boexplore run file works as is)")
+    p.add_argument(
+        "trace",
+        nargs="?",
+        help=".csv or .parquet trace (a boexplore run file works as is); or give --optuna-storage",
+    )
+    p.add_argument(
+        "--optuna-storage",
+        metavar="URL",
+        help="read an Optuna study from this storage instead of a trace (e.g. "
+        "sqlite:///study.db; needs the optuna extra): its COMPLETE trials in trial-number "
+        "order, parameters mapped to [0,1]^d as in docs/measure-your-loop.md, the direction "
+        "read from the study",
+    )
+    p.add_argument("--study", help="study name in --optuna-storage (default: the only study there)")
+    p.add_argument(
+        "--ax-snapshot",
+        metavar="JSON",
+        help="read an Ax experiment from the snapshot Client.save_to_json_file wrote instead of "
+        "a trace (needs the ax extra): its COMPLETED trials in index order, mapped as for Optuna",
+    )
+    p.add_argument(
+        "--write-points",
+        metavar="CSV",
+        help="with --optuna-storage / --ax-snapshot: also write the points (trial, x_0 .. "
+        "x_{d-1}, y) "
+        "here, the input `boexplore metrics` reads",
+    )
     p.add_argument(
         "--seed", type=int, help="seed to diagnose when the file holds several (default: the first)"
     )
@@ -66,8 +92,40 @@ def _run(args: argparse.Namespace) -> int:
     from boexplore.metrics.cli import _unit_points
     from boexplore.metrics.scoring import x_columns
 
-    path = str(args.trace)
-    df = pd.read_parquet(path) if path.endswith(".parquet") else pd.read_csv(path)
+    sources = [args.trace, args.optuna_storage, args.ax_snapshot]
+    if sum(source is not None for source in sources) != 1:
+        raise ValueError("give one of a TRACE file, --optuna-storage URL or --ax-snapshot JSON")
+    if args.optuna_storage is None and args.study:
+        raise ValueError("--study needs --optuna-storage")
+    if args.trace is None:
+        from boexplore.diagnostics.study_source import points_trace, study_summary
+
+        if args.minimize or args.bounds is not None or args.seed is not None:
+            raise ValueError(
+                "--minimize, --bounds and --seed apply to trace files: an Optuna study or Ax "
+                "experiment states its direction and its space"
+            )
+        if args.optuna_storage is not None:
+            from boexplore.integrations.optuna.study import load_study_points
+
+            points = load_study_points(args.optuna_storage, args.study)
+            path = f"{args.optuna_storage} study {points.name!r}"
+        else:
+            from boexplore.integrations.ax.experiment import load_snapshot_points
+
+            points = load_snapshot_points(args.ax_snapshot)
+            path = f"{args.ax_snapshot} experiment {points.name!r}"
+        df = points_trace(points)
+        args.minimize = points.minimize
+        print(study_summary(points), file=sys.stderr)
+        if args.write_points:
+            df.to_csv(args.write_points, index=False)
+            print(f"points written to {args.write_points}", file=sys.stderr)
+    elif args.write_points:
+        raise ValueError("--write-points needs --optuna-storage or --ax-snapshot")
+    else:
+        path = str(args.trace)
+        df = pd.read_parquet(path) if path.endswith(".parquet") else pd.read_csv(path)
     if "seed" in df.columns and df["seed"].nunique() > 1:
         seeds = sorted(df["seed"].unique())
         seed = seeds[0] if args.seed is None else args.seed
@@ -101,6 +159,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.over_ratio is not None:
         th = dataclasses.replace(th, over_ratio=args.over_ratio)
     tl = diagnose_points(X, y, n_init, thresholds=th, stop_rule=rule)
+    if args.trace is None:  # a study or experiment: which trial each row is
+        tl.insert(0, "trial", df["trial"].to_numpy())
     if args.output:
         tl.to_csv(args.output, index=False)
         print(f"wrote {len(tl)} rows to {args.output}", file=sys.stderr)

@@ -16,6 +16,8 @@ from pathlib import Path
 PACKAGES: tuple[str, ...] = (
     "boexplore.metrics",
     "boexplore.diagnostics",
+    "boexplore.integrations.optuna",
+    "boexplore.integrations.ax",
     "boexplore.compare",
     "boexplore.problems",
     "boexplore.bo",
