@@ -37,9 +37,12 @@ PHONE = (390, 844)
 RESULTS_PREFIXES = ("/results-paper1", "/results-paper2")
 MATRIX_SELECTOR = ".verdict-matrix table"
 MARKER = "boexplore-reading-check"
-#: Words a reader cannot use in place of a value: "nan", "not stated", a lone "?" (as in
-#: "yes / ?"). A question mark ending a sentence is left alone.
-UNUSABLE = re.compile(r"\bnan\b|\bnot stated\b|(?:^|[\s/(|])\?(?=[\s/)|,;.]|$)", re.I | re.M)
+#: Words a reader cannot use in place of a value: "nan" (as pandas prints a missing number),
+#: "not stated", a lone "?" (as in "yes / ?"). A question mark ending a sentence is left alone,
+#: and so is "NaN" in running text, the name of the floating-point value an API returns.
+UNUSABLE = re.compile(r"\bnan\b|\bnot stated\b|(?:^|[\s/(|])\?(?=[\s/)|,;.]|$)", re.M)
+#: A table cell that is nothing but a missing-value marker, in any case.
+EMPTY_CELL = re.compile(r"^(?:nan|none|null|\?)$", re.I)
 PROBE = """<script>
 window.addEventListener("load", () => setTimeout(() => {
   const content = document.querySelector(".md-content") || document.body;
@@ -53,7 +56,8 @@ window.addEventListener("load", () => setTimeout(() => {
               frame: Math.round(frame.getBoundingClientRect().width),
               scroll: frame.scrollWidth, client: frame.clientWidth};
   }
-  const out = {figures, matrix, text: content.innerText,
+  const cells = [...content.querySelectorAll("td")].map((td) => td.innerText.trim());
+  const out = {figures, matrix, text: content.innerText, cells,
                height: document.documentElement.scrollHeight,
                page_width: document.documentElement.scrollWidth, window: window.innerWidth};
   const pre = document.createElement("pre");
@@ -101,6 +105,11 @@ def page_failures(page: str, desktop: dict) -> list[str]:
         if f["width"] < MIN_FIGURE_PX
     ]
     out += [f"{page}: visible text holds {w!r}" for w in unusable_words(desktop["text"])]
+    out += [
+        f"{page}: visible text holds a table cell {c!r}"
+        for c in desktop.get("cells", [])
+        if EMPTY_CELL.match(c)
+    ]
     if is_results_page(page) and desktop["height"] > MAX_RESULTS_PAGE_PX:
         out.append(f"{page}: {desktop['height']} px tall (> {MAX_RESULTS_PAGE_PX})")
     return out

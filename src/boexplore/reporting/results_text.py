@@ -46,6 +46,8 @@ from boexplore.reporting.estimates_text import (
     plan_line,
     timings_table,
 )
+from boexplore.reporting.figure_text import PREFIX as FIGURE_PREFIX
+from boexplore.reporting.figure_text import render_figure
 from boexplore.reporting.text_format import MISSING, cell, has_value, interval, num, verdict_text
 from boexplore.reporting.tier_text import (
     contrasts_summary,
@@ -89,6 +91,7 @@ PART = re.compile(
     r"(?:[^;]*?effect (?P<eff>[-\d.e+]+) \[(?P<lo>[-\d.e+]+), (?P<hi>[-\d.e+]+)\])?"
 )
 SYMBOLS = {"rho": "ρ", "tau": "τ"}
+MISSING_DATA = "missing data"
 
 
 def paper1_evidence(row: pd.Series) -> str:
@@ -119,7 +122,11 @@ def paper1_evidence(row: pd.Series) -> str:
 
 def paper1_robustness(row: pd.Series, scope: ClaimScope | None = None) -> str:
     """Where a verdict was decided and what it depends on besides our settings: budget,
-    seeds, one problem, rank test."""
+    seeds, one problem, rank test. A row without data has nothing to check: it says so
+    instead of printing a stability of its missing values."""
+    if str(row.get("verdict", "")).startswith(MISSING_DATA):
+        reason = str(row["verdict"]).partition(":")[2].strip() or "no data"
+        return f"no budget, seed or rank check: the tier has no data for this claim ({reason})"
     out = []
     if scope is not None:
         out += [scope.decided_at(row["claim_id"], row.get("variant"))]
@@ -335,7 +342,10 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
 
 
 def render(name: str, repo: Path) -> str:
-    """Body of region ``name``: block text sits on its own lines, a phrase stays inline."""
+    """Body of region ``name``: block text sits on its own lines, a phrase stays inline.
+    ``figure.<tier>.<name>`` is a figure with its caption (:mod:`.figure_text`)."""
+    if name.startswith(FIGURE_PREFIX):
+        return f"\n{render_figure(name, repo)}\n"
     if name not in RENDERERS:
         raise KeyError(f"unknown generated region {name!r}; known: {', '.join(RENDERERS)}")
     text = RENDERERS[name](repo).strip()

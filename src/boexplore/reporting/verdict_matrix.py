@@ -21,6 +21,7 @@ that says whether they agree.
 from __future__ import annotations
 
 import html
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,9 +75,7 @@ PAPER1_TIERS = (
     MatrixTier("default", "default", "results-paper1-default.md"),
 )
 #: The papers in the matrix, in order. Paper 2's rows are one more declaration here.
-MATRIX: tuple[MatrixRows, ...] = (
-    MatrixRows("Paper 1", "claims_paper1.csv", PAPER1_TIERS),
-)
+MATRIX: tuple[MatrixRows, ...] = (MatrixRows("Paper 1", "claims_paper1.csv", PAPER1_TIERS),)
 
 
 def verdict_word(verdict: object) -> tuple[str, str]:
@@ -108,7 +107,8 @@ def tier_cells(table: pd.DataFrame) -> dict[tuple[str, str], tuple[str, str, str
             full = verdicts[0] if len(verdicts) == 1 else f"{word} on all {len(verdicts)}"
         else:
             word, css = MIXED
-            full = "; ".join(sorted({w for w, _ in words}))
+            counts = Counter(verdict_word(v)[0] for v in verdicts)
+            full = ", ".join(f"{w} on {n}" for w, n in sorted(counts.items()))
         out[key] = (word, css, full)
     return out
 
@@ -173,9 +173,7 @@ def rows_html(repo: Path, rows: MatrixRows, link_prefix: str = "") -> list[str]:
     return lines
 
 
-def verdict_matrix(
-    repo: Path, link_prefix: str = "", papers: Sequence[MatrixRows] = MATRIX
-) -> str:
+def verdict_matrix(repo: Path, link_prefix: str = "", papers: Sequence[MatrixRows] = MATRIX) -> str:
     """The matrix as an HTML block (links relative to ``docs/``, prefixed by ``link_prefix``:
     ``docs/`` for the README)."""
     body = [line for rows in papers for line in rows_html(repo, rows, link_prefix)]
