@@ -5,7 +5,8 @@ Usage: ``python tests/reading_check.py site/``
 Four checks of a results site a reader can use, each measured in a real browser window:
 
 * at 1440 × 900 no figure of the page's content renders narrower than :data:`MIN_FIGURE_PX`;
-* no page's visible text holds "nan", "not stated" or a lone "?" standing for a value;
+* no page's visible text holds "nan", "not stated" or a lone "?" standing for a value, and no
+  user page names an issue number (the tracker is not public);
 * the verdict matrix of the home page needs no sideways scroll in a 390 × 844 phone window
   (neither the table inside its frame nor the page itself is wider than the window);
 * no results page is taller than :data:`MAX_RESULTS_PAGE_PX` at 1440 × 900.
@@ -41,8 +42,12 @@ MARKER = "boexplore-reading-check"
 #: "not stated", a lone "?" (as in "yes / ?"). A question mark ending a sentence is left alone,
 #: and so is "NaN" in running text, the name of the floating-point value an API returns.
 UNUSABLE = re.compile(r"\bnan\b|\bnot stated\b|(?:^|[\s/(|])\?(?=[\s/)|,;.]|$)", re.M)
-#: A table cell that is nothing but a missing-value marker, in any case.
-EMPTY_CELL = re.compile(r"^(?:nan|none|null|\?)$", re.I)
+#: An issue reference ("issue 42"): the tracker is not public, so a user page names none.
+#: The developer pages (:data:`DEVELOPER_PAGES`) keep theirs as the history of a design.
+ISSUE_REF = re.compile(r"\bissues? #?\d+\b", re.I)
+DEVELOPER_PAGES = ("/architecture/", "/interfaces/")
+#: A table cell that is nothing but "nan" (any case: "NaN" is how pandas prints it) or "?".
+EMPTY_CELL = re.compile(r"^(?:nan|\?)$", re.I)
 PROBE = """<script>
 window.addEventListener("load", () => setTimeout(() => {
   const content = document.querySelector(".md-content") || document.body;
@@ -105,6 +110,9 @@ def page_failures(page: str, desktop: dict) -> list[str]:
         if f["width"] < MIN_FIGURE_PX
     ]
     out += [f"{page}: visible text holds {w!r}" for w in unusable_words(desktop["text"])]
+    if page not in DEVELOPER_PAGES:
+        out += [f"{page}: names {m[0]!r}, which a reader cannot open"
+                for m in ISSUE_REF.finditer(desktop["text"])]  # fmt: skip
     out += [
         f"{page}: visible text holds a table cell {c!r}"
         for c in desktop.get("cells", [])

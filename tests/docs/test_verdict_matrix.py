@@ -93,3 +93,24 @@ def test_a_figure_names_its_tier_and_says_what_it_shows() -> None:
         figure_block(REPO, "replicate", "no_such_figure")
     with pytest.raises(KeyError, match="unknown figure folder"):
         figure_block(REPO, "nowhere", "otsd_vs_oe")
+
+
+def test_raw_html_links_to_pages_are_rewritten_and_a_dead_one_warns(caplog) -> None:
+    """The matrix's ``<a href="page.md">`` (raw HTML, which MkDocs leaves alone) becomes the
+    page's URL; a link to no page warns, which fails ``mkdocs build --strict``."""
+    from types import SimpleNamespace
+
+    from boexplore.reporting import mkdocs_hooks as hooks
+
+    here = SimpleNamespace(src_uri="results-paper1.md")
+    decide = SimpleNamespace(url_relative_to=lambda f: "../results-paper1-decide/")
+    files = SimpleNamespace(get_file_from_path=lambda p: decide if p == "results-paper1-decide.md" else None)  # fmt: skip
+    page = SimpleNamespace(file=here)
+    html = '<a href="results-paper1-decide.md#x">d</a> <a href="gone.md">g</a> <a href="y/">y</a>'
+    with caplog.at_level("WARNING", logger="mkdocs.plugins.boexplore"):
+        out = hooks.on_page_content(html, page, {}, files)
+    assert (
+        out
+        == '<a href="../results-paper1-decide/#x">d</a> <a href="gone.md">g</a> <a href="y/">y</a>'
+    )
+    assert "gone.md, which is not a page of the site" in caplog.text

@@ -10,6 +10,12 @@ tables have five columns of sentences) gets ``class="boexplore-wide"`` on its ``
 ``docs/assets/boexplore.css`` lets such a page use the window's width and scroll a table that
 still does not fit sideways, with its first column kept in view.
 
+**Links in raw HTML.** MkDocs rewrites the links of Markdown (``[x](page.md)``) but not those
+of raw HTML, such as the verdict matrix (:mod:`boexplore.reporting.verdict_matrix`), whose
+``<a href="page.md">`` must also work on GitHub. The build rewrites each ``href="<page>.md"``
+of a page's HTML to that page's URL, and warns (a failed ``--strict`` build) when no such page
+exists.
+
 **Generated-region markers.** ``<!-- BEGIN generated:NAME -->`` / ``<!-- END ... -->``
 (:mod:`boexplore.reporting.results_text`) are dropped from a page's Markdown before it is
 rendered: a marker at the start of a line would otherwise end the paragraph or list item it
@@ -19,6 +25,7 @@ into two paragraphs.
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
@@ -35,6 +42,8 @@ SUFFIXES = (".png", ".pdf", ".json")
 WIDE_CLASS = "boexplore-wide"
 BODY = re.compile(r"<body\b")
 REGION_MARKER = re.compile(r"<!-- (?:BEGIN|END) generated:[\w.-]+ -->")
+RAW_MD_LINK = re.compile(r'href="(?P<path>[\w./-]+\.md)(?P<anchor>#[\w-]*)?"')
+log = logging.getLogger("mkdocs.plugins.boexplore")
 
 
 def on_files(files: Files, config) -> Files:
@@ -52,6 +61,21 @@ def on_files(files: Files, config) -> Files:
 def on_page_markdown(markdown: str, page, config, files) -> str:
     """Drop the generated-region markers (see the module docstring)."""
     return REGION_MARKER.sub("", markdown)
+
+
+def on_page_content(html: str, page, config, files: Files) -> str:
+    """Rewrite the ``href="<page>.md"`` links of raw HTML (see the module docstring)."""
+
+    def url(m: re.Match) -> str:
+        target = files.get_file_from_path(m["path"])
+        if target is None:
+            log.warning(
+                "%s links to %s, which is not a page of the site", page.file.src_uri, m["path"]
+            )
+            return m[0]
+        return f'href="{target.url_relative_to(page.file)}{m["anchor"] or ""}"'
+
+    return RAW_MD_LINK.sub(url, html)
 
 
 def on_post_page(output: str, page, config) -> str:
