@@ -31,6 +31,8 @@ from pathlib import Path
 
 from mkdocs.structure.files import File, Files
 
+from boexplore.reporting.wide_tables import table_as_csv
+
 FIGURE_RUNS = (
     "default",
     "replicate",
@@ -47,7 +49,8 @@ log = logging.getLogger("mkdocs.plugins.boexplore")
 
 
 def on_files(files: Files, config) -> Files:
-    """Add ``figures/<run>/*.{png,pdf,json}`` of the repository to the site."""
+    """Add ``figures/<run>/*.{png,pdf,json}`` of the repository to the site, and every
+    committed table ``data/<run>/tables/*.{csv,md}`` as ``tables/<run>/<name>.csv``."""
     root = Path(config["config_file_path"]).resolve().parent
     for run in FIGURE_RUNS:
         for path in sorted((root / "figures" / run).glob("*")):
@@ -55,6 +58,15 @@ def on_files(files: Files, config) -> Files:
                 uri = f"figures/{run}/{path.name}"
                 if files.get_file_from_path(uri) is None:
                     files.append(File.generated(config, uri, abs_src_path=str(path)))
+        tables = root / "data" / run / "tables"
+        for path in sorted(tables.glob("*.csv")) + sorted(tables.glob("*.md")):
+            uri = f"tables/{run}/{path.stem}.csv"
+            if files.get_file_from_path(uri) is None:
+                try:
+                    content = table_as_csv(path)
+                except ValueError:  # a Markdown file that is not one pipe table
+                    continue
+                files.append(File.generated(config, uri, content=content))
     return files
 
 

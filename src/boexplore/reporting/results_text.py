@@ -60,6 +60,7 @@ from boexplore.reporting.tier_text import (
 )
 from boexplore.reporting.verdict_matrix import verdict_matrix
 from boexplore.reporting.verify_text import rerun_text, verify_claims_short, verify_claims_text
+from boexplore.reporting.wide_tables import coverage_summary
 
 REPO = Path(__file__).resolve().parents[3]
 TEXT_FILES = ("README.md", "docs/*.md")
@@ -222,20 +223,30 @@ def paper1_table(csv: Path) -> str:
 
 
 # --- paper 2 -------------------------------------------------------------------------------------
-TRAILING = re.compile(r"^(?P<stat>.*?) \((?P<problem>[A-Za-z0-9_.-]+)(?:, [^()]*)?\)$")
+TRAILING = re.compile(
+    r"^(?P<stat>.*?) \((?P<problem>[A-Za-z0-9_.-]+)"
+    r"(?:, (?P<arm>[A-Za-z0-9_.-]+)(?:: (?P<rule>[^()]*))?)?\)$"
+)
 
 
 def paper2_table(csv: Path) -> str:
     """The paper-2 claims table: one row per (claim, statistic), the value on every problem and
     the verdicts grouped (``reproduced on all 4``, or which problems gave which)."""
     df = pd.read_csv(csv)
-    groups: dict[tuple[str, str], list[tuple[str, pd.Series]]] = {}
+    groups: dict[tuple[str, str], list[tuple[str, str, pd.Series]]] = {}
     for _, row in df.iterrows():
         m = TRAILING.match(str(row.statistic))
-        stat, problem = (m["stat"], m["problem"]) if m else (str(row.statistic), "")
-        groups.setdefault((row.claim_id, stat), []).append((problem, row))
+        if m is None:
+            stat, problem, arm = str(row.statistic), "", ""
+        else:
+            stat, problem, arm = m["stat"], m["problem"], m["arm"] or ""
+            stat += f" ({m['rule']})" if m["rule"] else ""
+        groups.setdefault((row.claim_id, stat), []).append((problem, arm, row))
     lines = ["| claim | statistic | value | verdict |", "|---|---|---|---|"]
-    for (claim, stat), rows in groups.items():
+    for (claim, stat), arms in groups.items():
+        # a statistic measured on several arms (ablations) per problem names the arm too
+        several = len({arm for _, arm, _ in arms}) > 1
+        rows = [(f"{p} {a}" if several else p, r) for p, a, r in arms]
         if len(rows) == 1 and not rows[0][0]:
             row = rows[0][1]
             value = interval(row.value, row.ci_low, row.ci_high)
@@ -309,7 +320,7 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     "seeds-replicate-decide": lambda repo: tier_comparison(repo, "replicate", "replicate-decide"),
     "moves-replicate-decide": lambda repo: tier_moves_short(repo, "replicate", "replicate-decide"),
     "paper2-default": _claims("default", 2),
-    "paper2-coverage-default": _table_file("default", "paper2_e2_coverage.md"),
+    "paper2-coverage-default": lambda repo: coverage_summary(repo, "default"),
     "uses-replicate-decide": lambda repo: uses_table(repo, "replicate-decide"),
     "stop-verdict-replicate-decide": lambda repo: stop_verdict_text(
         repo, "replicate-decide", "decide"
