@@ -634,8 +634,10 @@ def render_markdown(
     for (p, d, c), g in rows.groupby(["problem", "dim", "column"], sort=False):
         s = g.iloc[0]
         states = len(g.groupby(STATE))
-        mean_gain = (g.kg_ref - g.v0).mean() if scored else float("nan")
-        gain = TIMING_ONLY if np.isnan(mean_gain) else f"{mean_gain:.4g}"
+        mean_gain = (g.kg_ref - g.v0).mean() if scored else None
+        gain = (
+            "—" if mean_gain is None else TIMING_ONLY if np.isnan(mean_gain) else f"{mean_gain:.4g}"
+        )
         lines.append(f"| {p} | {d} | {c} | {s.fantasies} | {s.num_restarts} | {s.raw_samples} | "
                      f"{states} | {g.cpu_s.mean():.2f} | {gain} |")  # fmt: skip
     if _warm_rows(rows).any():
