@@ -4,7 +4,8 @@ Usage: ``python tests/reading_check.py site/``
 
 Four checks of a results site a reader can use, each measured in a real browser window:
 
-* at 1440 × 900 no figure of the page's content renders narrower than :data:`MIN_FIGURE_PX`;
+* at 1440 × 900 no figure of the page's content renders narrower than :data:`MIN_FIGURE_PX`,
+  and every figure of a results page (and of the home page) has a caption (``<figcaption>``);
 * no page's visible text holds "nan", "not stated" or a lone "?" standing for a value, and no
   user page names an issue number (the tracker is not public);
 * the verdict matrix of the home page needs no sideways scroll in a 390 × 844 phone window
@@ -52,7 +53,8 @@ PROBE = """<script>
 window.addEventListener("load", () => setTimeout(() => {
   const content = document.querySelector(".md-content") || document.body;
   const figures = [...content.querySelectorAll("img")].map((i) => ({
-    src: i.getAttribute("src"), width: Math.round(i.getBoundingClientRect().width)}));
+    src: i.getAttribute("src"), width: Math.round(i.getBoundingClientRect().width),
+    captioned: Boolean(i.closest("figure") && i.closest("figure").querySelector("figcaption"))}));
   const table = document.querySelector("MATRIX");
   let matrix = null;
   if (table) {
@@ -118,6 +120,12 @@ def page_failures(page: str, desktop: dict) -> list[str]:
         for c in desktop.get("cells", [])
         if EMPTY_CELL.match(c)
     ]
+    if is_results_page(page) or page == "/":
+        out += [
+            f"{page}: figure {f['src']} has no caption"
+            for f in desktop["figures"]
+            if not f.get("captioned", True)
+        ]
     if is_results_page(page) and desktop["height"] > MAX_RESULTS_PAGE_PX:
         out.append(f"{page}: {desktop['height']} px tall (> {MAX_RESULTS_PAGE_PX})")
     return out

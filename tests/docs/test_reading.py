@@ -2,7 +2,7 @@
 
 Marked ``docs`` (CI: ``pytest -m docs`` after installing Chromium). On the built site:
 
-* at 1440 × 900 no figure renders narrower than 700 px;
+* at 1440 × 900 no figure renders narrower than 700 px, and every results figure has a caption;
 * no page shows "nan", "not stated" or a lone "?", and no user page an issue number;
 * the home page's verdict matrix needs no sideways scroll in a 390 × 844 window;
 * no results page is taller than 10,000 px.
@@ -60,9 +60,10 @@ def _of(report: dict, needle: str) -> list[str]:
 
 
 @pytest.mark.docs
-def test_every_figure_renders_at_reading_size(report: dict) -> None:
+def test_every_figure_renders_at_reading_size_with_a_caption(report: dict) -> None:
     assert report["pages"] >= 20
     assert _of(report, " px wide (< ") == []
+    assert _of(report, "has no caption") == []
 
 
 @pytest.mark.docs
@@ -104,6 +105,7 @@ def test_each_check_fails_on_a_broken_copy(site: Path, tmp_path: Path) -> None:
     text = "\n".join(found["failures"])
     assert not found["ok"]
     assert "/: figure figures/default/paper2_regret.png renders 300 px wide" in text
+    assert "/: figure figures/default/paper2_regret.png has no caption" in text
     assert "/: visible text holds a table cell 'nan'" in text
     assert "yes / ?" in text
     assert "/: names 'issue 42', which a reader cannot open" in text
@@ -130,12 +132,13 @@ def test_unusable_words(text: str, bad: bool) -> None:
 
 
 def test_failure_rules() -> None:
-    desktop = {"figures": [{"src": "a.png", "width": 699}, {"src": "b.png", "width": 700}],
+    desktop = {"figures": [{"src": "a.png", "width": 699, "captioned": False}, {"src": "b.png", "width": 700}],
                "text": "fine", "cells": ["NaN", "0.5"], "height": 10_001}  # fmt: skip
     out = rc.page_failures("/results-paper1-long/", desktop)
     assert out == [
         "/results-paper1-long/: figure a.png renders 699 px wide (< 700)",
         "/results-paper1-long/: visible text holds a table cell 'NaN'",
+        "/results-paper1-long/: figure a.png has no caption",
         "/results-paper1-long/: 10001 px tall (> 10000)",
     ]
     assert rc.page_failures("/api/", {**desktop, "figures": [], "cells": []}) == []  # not results

@@ -2,7 +2,10 @@
 
 Text between ``<!-- BEGIN generated:NAME -->`` and ``<!-- END generated:NAME -->`` belongs to
 this module: :data:`RENDERERS` maps ``NAME`` to a function of the repository root that
-returns the text (a Markdown table, or an inline phrase such as a measured time). Sources:
+returns the text (a Markdown table, or an inline phrase such as a measured time); a region
+named ``figure.<tier>.<name>`` is a committed figure with its caption
+(:mod:`boexplore.reporting.figure_text`), and ``verdict-matrix`` the claims × tiers matrix
+(:mod:`boexplore.reporting.verdict_matrix`). Sources:
 
 * ``data/<tier>/tables/claims_paper{1,2}.csv`` — the committed claims tables of a tier
   (``replicate``: the data release; ``default``: copied from a finished default run with
