@@ -9,7 +9,8 @@ Four checks of a results site a reader can use, each measured in a real browser 
 * no page's visible text holds "nan", "not stated" or a lone "?" standing for a value, and no
   user page names an issue number (the tracker is not public);
 * the verdict matrix of the home page needs no sideways scroll in a 390 × 844 phone window
-  (neither the table inside its frame nor the page itself is wider than the window);
+  (neither the table inside its frame nor the page itself is wider than the window), and no
+  table of the home page or a results page scrolls sideways there;
 * no results page is taller than :data:`MAX_RESULTS_PAGE_PX` at 1440 × 900.
 
 The site is served over HTTP on localhost (``site_check.serve``); a probe script appended to
@@ -64,7 +65,11 @@ window.addEventListener("load", () => setTimeout(() => {
               scroll: frame.scrollWidth, client: frame.clientWidth};
   }
   const cells = [...content.querySelectorAll("td")].map((td) => td.innerText.trim());
-  const out = {figures, matrix, text: content.innerText, cells,
+  const scrolling = [...content.querySelectorAll("table")].filter((t) => {
+    const frame = t.closest(".md-typeset__scrollwrap") || t.parentElement;
+    return frame.scrollWidth > frame.clientWidth + 1 || t.getBoundingClientRect().width > window.innerWidth + 1;
+  }).length;
+  const out = {figures, matrix, text: content.innerText, cells, scrolling,
                height: document.documentElement.scrollHeight,
                page_width: document.documentElement.scrollWidth, window: window.innerWidth};
   const pre = document.createElement("pre");
@@ -131,6 +136,12 @@ def page_failures(page: str, desktop: dict) -> list[str]:
     return out
 
 
+def phone_failures(page: str, phone: dict) -> list[str]:
+    """Tables of ``page`` that scroll sideways in the phone window."""
+    n = phone.get("scrolling", 0)
+    return [f"{page}: {n} table(s) scroll sideways at {PHONE[0]} px"] if n else []
+
+
 def matrix_failures(page: str, phone: dict) -> list[str]:
     """Failures of the verdict matrix of ``page`` measured in the phone window."""
     m = phone["matrix"]
@@ -168,8 +179,11 @@ def check(
             desktop = measure(base + page, chromium, DESKTOP)
             heights[page] = desktop["height"]
             failures += page_failures(page, desktop)
-        for page in matrix_pages:
-            failures += matrix_failures(page, measure(base + page, chromium, PHONE))
+        for page in [*matrix_pages, *(p for p in pages if is_results_page(p))]:
+            phone = measure(base + page, chromium, PHONE)
+            failures += phone_failures(page, phone)
+            if page in matrix_pages:
+                failures += matrix_failures(page, phone)
     finally:
         server.shutdown()
     return {"ok": not failures and bool(pages), "failures": failures, "pages": len(pages),

@@ -114,3 +114,17 @@ def test_raw_html_links_to_pages_are_rewritten_and_a_dead_one_warns(caplog) -> N
         == '<a href="../results-paper1-decide/#x">d</a> <a href="gone.md">g</a> <a href="y/">y</a>'
     )
     assert "gone.md, which is not a page of the site" in caplog.text
+
+
+def test_every_cell_of_a_markdown_table_gets_its_heading() -> None:
+    from boexplore.reporting.mkdocs_hooks import label_table_cells
+
+    html = (
+        "<table>\n<thead>\n<tr>\n<th>claim</th>\n<th>a &amp; <code>b</code></th>\n</tr>\n</thead>\n"
+        '<tbody>\n<tr>\n<td>P1-C1</td>\n<td style="x">1</td>\n</tr>\n</tbody>\n</table>'
+        '<table class="verdict-matrix__table"><tr><td>kept</td></tr></table>'
+    )
+    out = label_table_cells(html)
+    assert '<td data-label="claim">P1-C1</td>' in out
+    assert '<td data-label="a &amp; b" style="x">1</td>' in out
+    assert '<table class="verdict-matrix__table"><tr><td>kept</td></tr></table>' in out

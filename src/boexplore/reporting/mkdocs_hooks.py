@@ -16,6 +16,10 @@ of raw HTML, such as the verdict matrix (:mod:`boexplore.reporting.verdict_matri
 of a page's HTML to that page's URL, and warns (a failed ``--strict`` build) when no such page
 exists.
 
+**Tables on a phone.** Each cell of a Markdown table gets its column's heading as
+``data-label``; on a narrow screen ``docs/assets/boexplore.css`` stacks a table's rows into
+blocks, each cell under its heading, instead of scrolling the table sideways.
+
 **Generated-region markers.** ``<!-- BEGIN generated:NAME -->`` / ``<!-- END ... -->``
 (:mod:`boexplore.reporting.results_text`) are dropped from a page's Markdown before it is
 rendered: a marker at the start of a line would otherwise end the paragraph or list item it
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import re
+from html import escape, unescape
 from pathlib import Path
 
 from mkdocs.structure.files import File, Files
@@ -46,6 +51,11 @@ BODY = re.compile(r"<body\b")
 REGION_MARKER = re.compile(r"<!-- (?:BEGIN|END) generated:[\w.-]+ -->")
 RAW_MD_LINK = re.compile(r'href="(?P<path>[\w./-]+\.md)(?P<anchor>#[\w-]*)?"')
 log = logging.getLogger("mkdocs.plugins.boexplore")
+MD_TABLE = re.compile(r"<table>\s*<thead>(?P<head>.*?)</thead>(?P<body>.*?)</table>", re.S)
+HEAD_CELL = re.compile(r"<th\b[^>]*>(?P<text>.*?)</th>", re.S)
+ROW = re.compile(r"<tr>(?P<cells>.*?)</tr>", re.S)
+BODY_CELL = re.compile(r"<td(?=[\s>])")
+TAG = re.compile(r"<[^>]+>")
 
 
 def on_files(files: Files, config) -> Files:
@@ -87,7 +97,31 @@ def on_page_content(html: str, page, config, files: Files) -> str:
             return m[0]
         return f'href="{target.url_relative_to(page.file)}{m["anchor"] or ""}"'
 
-    return RAW_MD_LINK.sub(url, html)
+    return label_table_cells(RAW_MD_LINK.sub(url, html))
+
+
+def label_table_cells(html: str) -> str:
+    """Give every body cell of a Markdown table (``<table>`` without attributes) its column's
+    heading as ``data-label`` (see the module docstring)."""
+
+    def table(m: re.Match) -> str:
+        heads = [
+            " ".join(unescape(TAG.sub("", h["text"])).split())
+            for h in HEAD_CELL.finditer(m["head"])
+        ]
+
+        def row(r: re.Match) -> str:
+            labels = iter(heads)
+
+            def cell(_: re.Match) -> str:
+                label = next(labels, "")
+                return f'<td data-label="{escape(label, quote=True)}"' if label else "<td"
+
+            return "<tr>" + BODY_CELL.sub(cell, r["cells"]) + "</tr>"
+
+        return f"<table><thead>{m['head']}</thead>{ROW.sub(row, m['body'])}</table>"
+
+    return MD_TABLE.sub(table, html)
 
 
 def on_post_page(output: str, page, config) -> str:
