@@ -85,8 +85,8 @@ def broken_refs(site: Path, page: str) -> list[str]:
     return out
 
 
-def serve(site: Path) -> ThreadingHTTPServer:
-    """An HTTP server for ``site`` on a free localhost port that appends the probe to pages."""
+def serve(site: Path, probe: str = PROBE) -> ThreadingHTTPServer:
+    """An HTTP server for ``site`` on a free localhost port that appends ``probe`` to pages."""
 
     class Handler(SimpleHTTPRequestHandler):
         def log_message(self, *args) -> None:
@@ -98,7 +98,7 @@ def serve(site: Path) -> ThreadingHTTPServer:
                 path = path / "index.html"
             if path.suffix != ".html" or not path.exists():
                 return super().send_head()
-            body = path.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>", 1)
+            body = path.read_text(encoding="utf-8").replace("</body>", probe + "</body>", 1)
             data = body.encode("utf-8")
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")

@@ -83,7 +83,13 @@ def test_the_check_fails_on_a_broken_site(site: Path, tmp_path: Path) -> None:
     assert "boom" in text  # the console error
 
 
-WIDE_PAGES = ("results-paper1", "results-paper2", "diagnostics")
+WIDE_PAGES = (
+    "index",
+    "results-paper1",
+    "results-paper1-replicate",
+    "results-paper2",
+    "diagnostics",
+)
 TABLE_PROBE = """<script>
 window.addEventListener("load", () => {
   const h = document.getElementById("HEADING");
@@ -117,8 +123,10 @@ def _table_width(page: Path, heading: str, chromium: str, wide: bool = True) -> 
 
 def test_results_pages_are_wide_and_generated_markers_are_not_in_the_html(site: Path) -> None:
     for name in WIDE_PAGES:
-        assert '<body class="boexplore-wide"' in (site / name / "index.html").read_text(), name
-    assert "boexplore-wide" not in (site / "index.html").read_text()  # control: a plain page
+        page = site / "index.html" if name == "index" else site / name / "index.html"
+        assert '<body class="boexplore-wide"' in page.read_text(), name
+    plain = site / "getting-started" / "index.html"
+    assert "boexplore-wide" not in plain.read_text()  # control: a plain page
     assert (site / "assets" / "boexplore.css").exists()
     for page in site.rglob("*.html"):  # markers dropped before Markdown (no split paragraphs)
         assert "generated:" not in page.read_text(), page
@@ -133,7 +141,7 @@ def test_claims_table_gets_the_width_on_a_wide_page(site: Path, tmp_path: Path) 
     chromium = _chromium()
     copy = tmp_path / "site"
     shutil.copytree(site, copy)
-    page = copy / "results-paper1" / "index.html"
-    wide = _table_width(page, "replicate-tier", chromium)
-    narrow = _table_width(page, "replicate-tier", chromium, wide=False)
+    page = copy / "results-paper1-replicate" / "index.html"
+    wide = _table_width(page, "paper-1-replicate-tier", chromium)
+    narrow = _table_width(page, "paper-1-replicate-tier", chromium, wide=False)
     assert narrow < 700 < 800 < wide, (narrow, wide)

@@ -157,6 +157,10 @@ MAXITER = 200
 SOBOL, SEQUENTIAL = "sobol", "sequential"
 
 
+#: The KG-gain cell of a timing-only state: the reference KG was too costly to compute there.
+TIMING_ONLY = "not computed (timing only)"
+
+
 def _fit(X: np.ndarray, y: np.ndarray) -> Any:
     """The engine's GP (cold fit, default retries) on unit-cube inputs and objective values."""
     import torch
@@ -630,7 +634,10 @@ def render_markdown(
     for (p, d, c), g in rows.groupby(["problem", "dim", "column"], sort=False):
         s = g.iloc[0]
         states = len(g.groupby(STATE))
-        gain = f"{(g.kg_ref - g.v0).mean():.4g}" if scored else "—"
+        mean_gain = (g.kg_ref - g.v0).mean() if scored else None
+        gain = (
+            "—" if mean_gain is None else TIMING_ONLY if np.isnan(mean_gain) else f"{mean_gain:.4g}"
+        )
         lines.append(f"| {p} | {d} | {c} | {s.fantasies} | {s.num_restarts} | {s.raw_samples} | "
                      f"{states} | {g.cpu_s.mean():.2f} | {gain} |")  # fmt: skip
     if _warm_rows(rows).any():

@@ -118,7 +118,10 @@ def to_markdown(df: pd.DataFrame, title: str, notes: str) -> str:
                     if isinstance(r0["fallback"], str) and r0["fallback"]
                     else ""
                 )
-                vals.append(f"{r0['fit_s']:.2f} / {r0['acq_s']:.2f}{flag}")
+                if pd.isna(r0["fit_s"]) or pd.isna(r0["acq_s"]):  # the method raised
+                    vals.append(f"not timed: {r0['fallback'] or 'no iteration ran'}")
+                else:
+                    vals.append(f"{r0['fit_s']:.2f} / {r0['acq_s']:.2f}{flag}")
         lines.append(f"| {method} | " + " | ".join(vals) + " |")
     return "\n".join(lines) + "\n"
 

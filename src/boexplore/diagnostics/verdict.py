@@ -139,7 +139,7 @@ class StopVerdict:
         return {"rule": float(m["rule"]), "random": float(m["rand"]), "incumbent": float(m["inc"])}
 
     def incumbent_saved(self) -> float:
-        """Fraction of evaluations the incumbent-only control saves (nan when not in the note)."""
+        """Fraction of evaluations the incumbent-only control saves (NaN when the note does not give it)."""
         m = NOTE_SAVED.search(self.note)
         return float(m["inc"]) / 100 if m else math.nan
 

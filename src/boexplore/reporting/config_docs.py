@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from boexplore.reporting.text_format import without_issue_refs
 from boexplore.schema import load_schema
 
 PAGE = Path("docs/configuration.md")
@@ -89,7 +90,7 @@ def _limits(node: Mapping[str, Any]) -> str:
 def _cell(text: str) -> str:
     """One table cell: whitespace collapsed, pipes escaped, ``<...>`` shown literally outside
     code spans (Markdown would read ``<run_name>`` as an HTML tag)."""
-    parts = " ".join(str(text).split()).replace("|", "\\|").split("`")
+    parts = " ".join(without_issue_refs(str(text)).split()).replace("|", "\\|").split("`")
     for i in range(0, len(parts), 2):
         parts[i] = parts[i].replace("<", "&lt;").replace(">", "&gt;")
     return "`".join(parts)
@@ -129,7 +130,7 @@ def section_markdown(stem: str, title: str, key: str | None) -> list[str]:
     schema = load_schema(stem)
     lines = [f"## {title} {{ #{stem} }}", ""]
     if schema.get("description"):
-        lines += [" ".join(str(schema["description"]).split()), ""]
+        lines += [" ".join(without_issue_refs(str(schema["description"])).split()), ""]
     where = f"`{key}.`" if key else "the top level"
     lines += [
         f"Keys under {where} (schema `{stem}.schema.yaml`).",

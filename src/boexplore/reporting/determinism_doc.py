@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from boexplore.analysis.claimkit.markdown import markdown_table
+from boexplore.reporting.text_format import for_readers
 
 ROOT = Path(__file__).resolve().parents[3]
 PAGE = ROOT / "docs" / "determinism.md"
@@ -102,6 +103,11 @@ def render_cost(table: pd.DataFrame) -> str:
     return markdown_table(out, cols)
 
 
+#: What a ledger cell says when the run did not record the value (a reported observation, or
+#: an early verify run that did not yet record the CPU's flags).
+UNRECORDED = "not recorded by the run"
+
+
 def read_ledgers(data: Path) -> pd.DataFrame:
     """Every release's ledger under ``data`` (``<tier>/checks/ledger.csv``), one table."""
     from boexplore.pipeline import ledger
@@ -127,10 +133,10 @@ def render_ledger(table: pd.DataFrame) -> str:
     from boexplore.pipeline import ledger
 
     def flag(value: object) -> str:
-        return "?" if pd.isna(value) or value == "" else str(value)
+        return UNRECORDED if pd.isna(value) or value == "" else str(value)
 
     def dx(value: object) -> str:
-        return "not stated" if pd.isna(value) else f"{float(value):.2g}"
+        return UNRECORDED if pd.isna(value) else f"{float(value):.2g}"
 
     rows = []
     for _, r in table.iterrows():
@@ -145,14 +151,16 @@ def render_ledger(table: pd.DataFrame) -> str:
                     else f"{r['cpu_model']} ({ledger.cpu_group(_cpu_of(r))})"
                 ),
                 "AVX2 / AVX-512F": f"{flag(r['avx2'])} / {flag(r['avx512f'])}",
-                "date": "not stated" if pd.isna(r["date"]) else r["date"],
-                "commit": commit or "not stated",
+                "date": UNRECORDED if pd.isna(r["date"]) else r["date"],
+                "commit": commit or UNRECORDED,
                 "jobs identical": f"{int(r['jobs_identical'])} / {int(r['jobs'])}",
                 "model jobs identical": (
                     f"{int(r['model_jobs_identical'])} / {int(r['model_jobs'])}"
                 ),
                 "max \\|Δx\\|": dx(r["max_abs_dx"]),
-                "source": r["source"],
+                "source": for_readers(
+                    str(r["source"]).replace(" in issue", " by the engineer who ran it in issue")
+                ),
             }
         )
     summary = []

@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
-from boexplore.reporting.text_format import MISSING, cell
+from boexplore.reporting.text_format import MISSING, cell, for_readers
 
 # --- timings --------------------------------------------------------------------------------------
 TIMINGS = Path("data/timings")
@@ -83,7 +83,7 @@ def timings_table(repo: Path) -> str:
         then = (t.get("plan") or {}).get("predicted_wall_s")
         now = plan_now_s(repo, t)
         cpu_time = f"{t['cpu_s'] / 60:.1f} CPU-min" if t.get("cpu_s") else "–"
-        date = t["date"][:10] if t.get("date") else "date not stated"
+        date = t["date"][:10] if t.get("date") else "date not recorded at the time"
         load = f"load {t['load_before']:.1f} at start"
         machine = f"{cpu_phrase(t, article=False)}, {t['cores']} cores, {load}, {date}"
         lines.append(
@@ -91,12 +91,12 @@ def timings_table(repo: Path) -> str:
             f"{_vs(then, t['wall_s'])} | {_vs(now, t['wall_s'])} | {machine} |"
         )
     notes = [
-        f"- **{p.stem}**: {cell(json.loads(p.read_text())['source'])}"
+        f"- **{p.stem}**: {cell(for_readers(json.loads(p.read_text())['source']))}"
         for p in paths
         if json.loads(p.read_text()).get("source")
     ]
     cpu_notes = sorted({t["cpu_source"] for t in map(_read, paths) if t.get("cpu_source")})
-    notes += [f"- **CPU** of {_names(paths, c)}: {cell(c)}" for c in cpu_notes]
+    notes += [f"- **CPU** of {_names(paths, c)}: {cell(for_readers(c))}" for c in cpu_notes]
     return "\n".join(lines + ([""] + notes if notes else []))
 
 

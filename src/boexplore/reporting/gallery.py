@@ -59,6 +59,11 @@ def gallery_markdown(figure_dir: Path, caption_dir: Path, link_prefix: str) -> s
         raise ValueError(f"no figures (*.png) in {figure_dir}")
     order = {n: i for i, n in enumerate(PAPER1)}
     lines = [
+        "---",
+        "# figures at the content width of a wide page (docs/assets/boexplore.css)",
+        "wide: true",
+        "---",
+        "",
         "# Figure gallery",
         "",
         f"Every figure of `figures/{figure_dir.name}`, with the caption "

@@ -2,7 +2,10 @@
 
 Text between ``<!-- BEGIN generated:NAME -->`` and ``<!-- END generated:NAME -->`` belongs to
 this module: :data:`RENDERERS` maps ``NAME`` to a function of the repository root that
-returns the text (a Markdown table, or an inline phrase such as a measured time). Sources:
+returns the text (a Markdown table, or an inline phrase such as a measured time); a region
+named ``figure.<tier>.<name>`` is a committed figure with its caption
+(:mod:`boexplore.reporting.figure_text`), and ``verdict-matrix`` the claims × tiers matrix
+(:mod:`boexplore.reporting.verdict_matrix`). Sources:
 
 * ``data/<tier>/tables/claims_paper{1,2}.csv`` — the committed claims tables of a tier
   (``replicate``: the data release; ``default``: copied from a finished default run with
@@ -47,6 +50,8 @@ from boexplore.reporting.estimates_text import (
     plan_line,
     timings_table,
 )
+from boexplore.reporting.figure_text import PREFIX as FIGURE_PREFIX
+from boexplore.reporting.figure_text import render_figure
 from boexplore.reporting.text_format import MISSING, cell, has_value, interval, num, verdict_text
 from boexplore.reporting.tier_text import (
     contrasts_summary,
@@ -57,7 +62,9 @@ from boexplore.reporting.tier_text import (
     tier_scope,
     uses_table,
 )
+from boexplore.reporting.verdict_matrix import verdict_matrix
 from boexplore.reporting.verify_text import rerun_text, verify_claims_short, verify_claims_text
+from boexplore.reporting.wide_tables import coverage_summary
 
 REPO = Path(__file__).resolve().parents[3]
 TEXT_FILES = ("README.md", "docs/*.md")
@@ -90,6 +97,7 @@ PART = re.compile(
     r"(?:[^;]*?effect (?P<eff>[-\d.e+]+) \[(?P<lo>[-\d.e+]+), (?P<hi>[-\d.e+]+)\])?"
 )
 SYMBOLS = {"rho": "ρ", "tau": "τ"}
+MISSING_DATA = "missing data"
 
 
 def paper1_evidence(row: pd.Series) -> str:
@@ -120,7 +128,11 @@ def paper1_evidence(row: pd.Series) -> str:
 
 def paper1_robustness(row: pd.Series, scope: ClaimScope | None = None) -> str:
     """Where a verdict was decided and what it depends on besides our settings: budget,
-    seeds, one problem, rank test."""
+    seeds, one problem, rank test. A row without data has nothing to check: it says so
+    instead of printing a stability of its missing values."""
+    if str(row.get("verdict", "")).startswith(MISSING_DATA):
+        reason = str(row["verdict"]).partition(":")[2].strip() or "no data"
+        return f"no budget, seed or rank check: the tier has no data for this claim ({reason})"
     out = []
     if scope is not None:
         out += [scope.decided_at(row["claim_id"], row.get("variant"))]
@@ -216,20 +228,30 @@ def paper1_table(csv: Path) -> str:
 
 
 # --- paper 2 -------------------------------------------------------------------------------------
-TRAILING = re.compile(r"^(?P<stat>.*?) \((?P<problem>[A-Za-z0-9_.-]+)(?:, [^()]*)?\)$")
+TRAILING = re.compile(
+    r"^(?P<stat>.*?) \((?P<problem>[A-Za-z0-9_.-]+)"
+    r"(?:, (?P<arm>[A-Za-z0-9_.-]+)(?:: (?P<rule>[^()]*))?)?\)$"
+)
 
 
 def paper2_table(csv: Path) -> str:
     """The paper-2 claims table: one row per (claim, statistic), the value on every problem and
     the verdicts grouped (``reproduced on all 4``, or which problems gave which)."""
     df = pd.read_csv(csv)
-    groups: dict[tuple[str, str], list[tuple[str, pd.Series]]] = {}
+    groups: dict[tuple[str, str], list[tuple[str, str, pd.Series]]] = {}
     for _, row in df.iterrows():
         m = TRAILING.match(str(row.statistic))
-        stat, problem = (m["stat"], m["problem"]) if m else (str(row.statistic), "")
-        groups.setdefault((row.claim_id, stat), []).append((problem, row))
+        if m is None:
+            stat, problem, arm = str(row.statistic), "", ""
+        else:
+            stat, problem, arm = m["stat"], m["problem"], m["arm"] or ""
+            stat += f" ({m['rule']})" if m["rule"] else ""
+        groups.setdefault((row.claim_id, stat), []).append((problem, arm, row))
     lines = ["| claim | statistic | value | verdict |", "|---|---|---|---|"]
-    for (claim, stat), rows in groups.items():
+    for (claim, stat), arms in groups.items():
+        # a statistic measured on several arms (ablations) per problem names the arm too
+        several = len({arm for _, arm, _ in arms}) > 1
+        rows = [(f"{p} {a}" if several else p, r) for p, a, r in arms]
         if len(rows) == 1 and not rows[0][0]:
             row = rows[0][1]
             value = interval(row.value, row.ci_low, row.ci_high)
@@ -273,6 +295,8 @@ def _table_file(tier: str, name: str) -> Callable[[Path], str]:
 
 
 RENDERERS: dict[str, Callable[[Path], str]] = {
+    "verdict-matrix": verdict_matrix,
+    "verdict-matrix-readme": lambda repo: verdict_matrix(repo, link_prefix="docs/"),
     "paper1-replicate": _claims("replicate", 1),
     "paper1-default": _claims("default", 1),
     "scope-replicate": lambda repo: tier_scope(repo, "replicate"),
@@ -308,7 +332,7 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
         repo, "replicate-beyond-d"
     ),
     "paper2-default": _claims("default", 2),
-    "paper2-coverage-default": _table_file("default", "paper2_e2_coverage.md"),
+    "paper2-coverage-default": lambda repo: coverage_summary(repo, "default"),
     "uses-replicate-decide": lambda repo: uses_table(repo, "replicate-decide"),
     "stop-verdict-replicate-decide": lambda repo: stop_verdict_text(
         repo, "replicate-decide", "decide"
@@ -341,7 +365,10 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
 
 
 def render(name: str, repo: Path) -> str:
-    """Body of region ``name``: block text sits on its own lines, a phrase stays inline."""
+    """Body of region ``name``: block text sits on its own lines, a phrase stays inline.
+    ``figure.<tier>.<name>`` is a figure with its caption (:mod:`.figure_text`)."""
+    if name.startswith(FIGURE_PREFIX):
+        return f"\n{render_figure(name, repo)}\n"
     if name not in RENDERERS:
         raise KeyError(f"unknown generated region {name!r}; known: {', '.join(RENDERERS)}")
     text = RENDERERS[name](repo).strip()

@@ -70,6 +70,11 @@ def page_markdown(script: Path, output: str, seconds: float, reference: Path, fi
     doc, code = split_docstring(script.read_text())
     title, _, body = doc.partition("\n")
     lines = [
+        "---",
+        "# figures at the content width of a wide page (docs/assets/boexplore.css)",
+        "wide: true",
+        "---",
+        "",
         "# Tutorial: score your own BO loop",
         "",
         title.strip(),

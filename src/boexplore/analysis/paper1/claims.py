@@ -21,8 +21,8 @@ results; the rule is described in :mod:`boexplore.analysis.claimkit.decide`):
   more than random search) therefore fails the claim even when τ is high.
 * **P1-C4** "TS is moderately explorative in low d but over-explores in high d,
   often exceeding random search on OTSD": per Thompson-sampling variant
-  (``c4_ts_groups``: the paper's candidate-set maximiser ``ts`` and the
-  gradient-polished ``ts_polish``), two parts: high-d TS − random on
+  (``c4_ts_groups``: our candidate-set maximiser ``ts`` and the gradient-polished
+  ``ts_polish``; the paper does not state its maximiser), two parts: high-d TS − random on
   ``otsd_norm`` > 0, low-d random − TS on the primary metric > 0.
 * **P1-C5** "EI is more explorative than UCB in low d and less in high d": EI
   against ONE UCB (``c5_ucb_groups``, default ``ucb`` = UCB(β = 2), our choice

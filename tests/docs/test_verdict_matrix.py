@@ -1,0 +1,130 @@
+"""The verdict matrix (claims × tiers) and the captioned figures, from committed-style tables."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from boexplore.reporting import verdict_matrix as vm
+from boexplore.reporting.figure_text import figure_block
+from boexplore.reporting.results_text import render
+
+REPO = Path(__file__).resolve().parents[2]
+TIERS = (vm.MatrixTier("b", "bee", "b.md"), vm.MatrixTier("a", "ay", "a.md"))
+
+
+def _table(repo: Path, tier: str, rows: list[tuple[str, str, str]], name: str = "c.csv") -> None:
+    path = repo / "data" / tier / "tables" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame = pd.DataFrame(rows, columns=["claim_id", "variant", "verdict"])
+    frame.assign(claim=frame["claim_id"] + " says so.").to_csv(path, index=False)
+
+
+def test_cells_rows_and_columns(tmp_path: Path) -> None:
+    _table(tmp_path, "a", [("P9-C1", "", "reproduced"), ("P9-C2", "", "undecidable at this scale: needs 8 seeds")])  # fmt: skip
+    _table(tmp_path, "b", [("P9-C10", "", "not reproduced"), ("P9-C2", "", "missing data: no runs"),
+                           ("P9-U1", "x", "reproduced")])  # fmt: skip
+    rows = vm.MatrixRows("Paper 9", "c.csv", TIERS)
+    html = vm.verdict_matrix(tmp_path, papers=[rows])
+    claims = re.findall(r"<strong>(P9-\w+)</strong>", html)
+    assert claims == ["P9-C1", "P9-C2", "P9-C10", "P9-U1"]  # C by number, then U
+    heads = re.findall(r'<th><a href="([^"]+)">([^<]+)</a></th>', html)
+    assert heads == [("b.md", "bee"), ("a.md", "ay")]  # declared order: most decided first
+    c2 = next(line for line in html.splitlines() if "P9-C2" in line)
+    assert re.findall(r'data-tier="(\w+)"><span class="verdict verdict-([\w-]+)"', c2) == [
+        ("bee", "not-tested"), ("ay", "undecidable")]  # fmt: skip
+    assert 'title="undecidable at this scale: needs 8 seeds">undecidable<' in c2
+    c1 = next(line for line in html.splitlines() if "P9-C1" in line)
+    assert ">not in this tier<" in c1 and "no row in the bee tier" in c1
+    assert (
+        vm.verdict_matrix(tmp_path, "docs/", [rows]).count('href="docs/') == 4
+    )  # 2 heads, 2 links
+
+
+def test_a_papers_rows_are_one_declaration_and_per_problem_rows_merge(tmp_path: Path) -> None:
+    """Paper 2's shape: several rows (problems) per claim: one word when they agree."""
+    _table(tmp_path, "a", [("P2-C1", "", "reproduced"), ("P2-C1", "", "reproduced"),
+                           ("P2-C3", "", "reproduced"), ("P2-C3", "", "inconclusive")], "p2.csv")  # fmt: skip
+    paper2 = vm.MatrixRows("Paper 2", "p2.csv", (vm.MatrixTier("a", "default", "r2.md"),))
+    html = vm.verdict_matrix(tmp_path, papers=[paper2])
+    assert 'verdict-reproduced" title="reproduced on all 2">reproduced<' in html
+    assert 'verdict-mixed" title="inconclusive on 1, reproduced on 1">differs by problem<' in html
+
+
+def test_no_tables_and_unknown_verdicts_are_named(tmp_path: Path) -> None:
+    assert "no claims table" in vm.verdict_matrix(
+        tmp_path, papers=[vm.MatrixRows("P", "c.csv", TIERS)]
+    )
+    with pytest.raises(ValueError, match="unknown verdict 'maybe'"):
+        vm.verdict_word("maybe")
+
+
+@given(st.sampled_from(["reproduced", "not reproduced", "missing data", "undecidable at this scale"]),
+       st.text(alphabet="abc 0123456789×", max_size=30))  # fmt: skip
+def test_a_verdict_word_ignores_its_scale(start: str, rest: str) -> None:
+    word, css = vm.verdict_word(f"{start}: {rest}" if rest else start)
+    assert word in {"reproduced", "not reproduced", "not tested", "undecidable"}
+    assert css == word.replace(" ", "-").replace("not-tested", "not-tested")
+
+
+def test_the_committed_matrix_covers_every_paper1_tier() -> None:
+    html = render("verdict-matrix", REPO)
+    assert [t.label for t in vm.PAPER1_TIERS] == re.findall(
+        r'<th><a href="[^"]+">([^<]+)</a>', html
+    )
+    assert "nan" not in re.sub(r"<[^>]+>", "", html)
+    decide = pd.read_csv(REPO / "data/replicate-decide/tables/claims_paper1.csv")
+    c5 = decide.loc[decide.claim_id == "P1-C5", "verdict"].iloc[0]
+    row = next(line for line in html.splitlines() if "<strong>P1-C5</strong>" in line)
+    assert f'data-tier="decide"><span class="verdict verdict-{vm.verdict_word(c5)[1]}"' in row
+
+
+def test_a_figure_names_its_tier_and_says_what_it_shows() -> None:
+    block = figure_block(REPO, "replicate", "otsd_vs_oe")
+    assert block.startswith('<figure class="boexplore-figure" markdown="span">')
+    assert "![Replicate tier: otsd vs oe](figures/replicate/otsd_vs_oe.png)" in block
+    assert "<figcaption><strong>Replicate tier.</strong> OTSD–OE agreement" in block
+    with pytest.raises(FileNotFoundError, match="not committed"):
+        figure_block(REPO, "replicate", "no_such_figure")
+    with pytest.raises(KeyError, match="unknown figure folder"):
+        figure_block(REPO, "nowhere", "otsd_vs_oe")
+
+
+def test_raw_html_links_to_pages_are_rewritten_and_a_dead_one_warns(caplog) -> None:
+    """The matrix's ``<a href="page.md">`` (raw HTML, which MkDocs leaves alone) becomes the
+    page's URL; a link to no page warns, which fails ``mkdocs build --strict``."""
+    from types import SimpleNamespace
+
+    from boexplore.reporting import mkdocs_hooks as hooks
+
+    here = SimpleNamespace(src_uri="results-paper1.md")
+    decide = SimpleNamespace(url_relative_to=lambda f: "../results-paper1-decide/")
+    files = SimpleNamespace(get_file_from_path=lambda p: decide if p == "results-paper1-decide.md" else None)  # fmt: skip
+    page = SimpleNamespace(file=here)
+    html = '<a href="results-paper1-decide.md#x">d</a> <a href="gone.md">g</a> <a href="y/">y</a>'
+    with caplog.at_level("WARNING", logger="mkdocs.plugins.boexplore"):
+        out = hooks.on_page_content(html, page, {}, files)
+    assert (
+        out
+        == '<a href="../results-paper1-decide/#x">d</a> <a href="gone.md">g</a> <a href="y/">y</a>'
+    )
+    assert "gone.md, which is not a page of the site" in caplog.text
+
+
+def test_every_cell_of_a_markdown_table_gets_its_heading() -> None:
+    from boexplore.reporting.mkdocs_hooks import label_table_cells
+
+    html = (
+        "<table>\n<thead>\n<tr>\n<th>claim</th>\n<th>a &amp; <code>b</code></th>\n</tr>\n</thead>\n"
+        '<tbody>\n<tr>\n<td>P1-C1</td>\n<td style="x">1</td>\n</tr>\n</tbody>\n</table>'
+        '<table class="verdict-matrix__table"><tr><td>kept</td></tr></table>'
+    )
+    out = label_table_cells(html)
+    assert '<td data-label="claim">P1-C1</td>' in out
+    assert '<td data-label="a &amp; b" style="x">1</td>' in out
+    assert '<table class="verdict-matrix__table"><tr><td>kept</td></tr></table>' in out
