@@ -415,6 +415,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         default=[parse_problem_arg(p) for p in DEFAULT_PROBLEMS])  # fmt: skip
     parser.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS))
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seed-start", type=int, default=0,
+                        help="first seed (seeds seed-start .. seed-start + seeds - 1)")  # fmt: skip
     parser.add_argument("--budget", type=int, default=50)
     parser.add_argument("--proposed", type=json.loads, default=PROPOSED,
                         help="JSON settings of the proposed column")  # fmt: skip
@@ -444,7 +446,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     estimate = {name: paper_cpu_hours(cfg) for name, cfg in columns.items() if name != "botorch"}
     cells = [
         (p, d, m, c, s)
-        for s in range(args.seeds)
+        for s in range(args.seed_start, args.seed_start + args.seeds)
         for p, d in args.problems
         for m in args.methods
         for c in run_columns
