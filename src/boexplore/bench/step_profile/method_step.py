@@ -147,21 +147,17 @@ def engine_state(name: str, dim: int, n: int, seed: int, traces: Sequence[Path],
     return X, y, k
 
 
-def _cpu(fn: Callable[[], Any], repeats: int = EVAL_REPEATS) -> float:
+def _median_seconds(
+    fn: Callable[[], Any],
+    repeats: int = EVAL_REPEATS,
+    clock: Callable[[], float] = time.process_time,
+) -> float:
+    """Median seconds of ``repeats`` calls of ``fn`` on ``clock`` (CPU time by default)."""
     out = []
     for _ in range(repeats):
-        start = time.process_time()
+        start = clock()
         fn()
-        out.append(time.process_time() - start)
-    return float(np.median(out))
-
-
-def _wall(fn: Callable[[], Any], repeats: int = EVAL_REPEATS) -> float:
-    out = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - start)
+        out.append(clock() - start)
     return float(np.median(out))
 
 
@@ -185,18 +181,18 @@ def mll_evaluation_costs(model: Any, repeats: int = EVAL_REPEATS) -> dict[str, f
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         evaluate()
-        cpu = _cpu(evaluate, repeats)
+        cpu = _median_seconds(evaluate, repeats)
         counted, _, unknown = count_flops(evaluate)
         threads = torch.get_num_threads()
-        wall1 = _wall(evaluate, repeats)
+        wall1 = _median_seconds(evaluate, repeats, time.perf_counter)
         torch.set_num_threads(2)
         try:
-            wall2 = _wall(evaluate, repeats)
+            wall2 = _median_seconds(evaluate, repeats, time.perf_counter)
         finally:
             torch.set_num_threads(threads)
     gen = torch.Generator().manual_seed(0)
     A = torch.rand(n, d + 2, dtype=torch.float64, generator=gen)
-    gemm = min(_cpu(lambda: A @ A.T, 1) for _ in range(repeats))
+    gemm = min(_median_seconds(lambda: A @ A.T, 1) for _ in range(repeats))
     return {"mll_eval_cpu_s": cpu, "mll_flops_counted": counted, "mll_flops_model": mll_flops(n, d),
             "mll_gflops": counted / max(cpu, 1e-9) / 1e9,
             "gemm_gflops": 2.0 * n * n * (d + 2) / max(gemm, 1e-9) / 1e9,
