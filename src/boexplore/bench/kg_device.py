@@ -236,7 +236,9 @@ def run_cli(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m boexplore.bench.kg_device``: bench.kg's arguments, Sobol states only."""
-    parser = build_parser(__doc__.splitlines()[0], DEVICE_SIZES, DEFAULT_OUT, DEFAULT_TITLE)
+    parser = build_parser("qKG on the CPU vs on a GPU, per step, under bench.kg's gain rule",
+                          DEVICE_SIZES, DEFAULT_OUT, DEFAULT_TITLE)  # fmt: skip
+    parser.epilog = "--sequential, --warm and --control are refused (bench.kg only)."
     args = parser.parse_args(argv)
     if args.sequential or args.warm or args.control:
         parser.error("the GPU study runs Sobol states with its own control column "
