@@ -85,3 +85,23 @@ def test_a_global_model_setting_is_refused_while_a_model_free_method_runs(smoke:
     cfg["bo"]["extra"] = {}
     cfg["bo"]["gp_kernel"] = "matern32"
     assert method_bo_settings(validate_config(cfg), "logei")["gp_kernel"] == "matern32"
+
+
+def test_cost_model_scales_the_fit_by_the_measured_model_setting_factors() -> None:
+    from boexplore.bo.methods import parse_method
+    from boexplore.cost.calibration import config_calibration
+    from boexplore.cost.cpu import MODEL_FIT_FACTORS, bo_iteration_seconds
+
+    cal = config_calibration({})
+    spec = parse_method("logei")
+    base_fit, base_acq = bo_iteration_seconds(spec, 30, 4, {}, cal)
+    for bo, factor in [
+        ({"gp_kernel": "matern12"}, 1.0),
+        ({"gp_lengthscale": 0.1}, MODEL_FIT_FACTORS["gp_lengthscale"]),
+        ({"gp_noise": 1e-6}, MODEL_FIT_FACTORS["gp_noise"]),
+        ({"gp_outputscale": "fitted"}, MODEL_FIT_FACTORS["gp_outputscale"]),
+        ({"gp_outputscale": "fitted", "gp_prior": "gamma"}, 1.0),
+        ({"extra": {"gp_lengthscale": 0.1}}, MODEL_FIT_FACTORS["gp_lengthscale"]),
+    ]:
+        fit, acq = bo_iteration_seconds(spec, 30, 4, bo, cal)
+        assert fit == pytest.approx(base_fit * factor) and acq == base_acq, bo
