@@ -130,3 +130,12 @@ def test_setting_names_refuse_two_settings_at_once() -> None:
     assert setting_name({"gp_noise": 0.1, "num_restarts": 2}) == ("noise=0.1", "noise", 0.1)
     with pytest.raises(ValueError, match="one setting at a time"):
         setting_name({"gp_noise": 0.1, "gp_kernel": "rbf"})
+
+
+def test_markdown_puts_the_overall_verdicts_first(holding: pd.DataFrame) -> None:
+    from boexplore.analysis.hyperparameters import markdown
+
+    text = markdown(holding)
+    lines = [line for line in text.splitlines() if line.startswith("| H")]
+    assert [line.split("|")[1].strip() for line in lines[:4]] == ["H1", "H2", "H3", "H4"]
+    assert all("overall" in line for line in lines[:4]) and len(lines) == len(holding)

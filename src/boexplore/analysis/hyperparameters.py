@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from boexplore.analysis.claimkit.markdown import markdown_table
 from boexplore.analysis.claimkit.stats import holm, paired_t_two_sided, t_interval
 from boexplore.analysis.claimkit.verdict import (
     MISSING,
@@ -436,3 +437,17 @@ def decide_study(final: pd.DataFrame, cells: Mapping[str, Cell], rules: StudyRul
             *h3_rows(study, rules), *h3_rows(study, rules, permute=True), *h4_rows(study, rules)]  # fmt: skip
     table = pd.DataFrame(rows, columns=COLUMNS)
     return pd.concat([table, pd.DataFrame(overall(table), columns=COLUMNS)], ignore_index=True)
+
+
+def markdown(table: pd.DataFrame) -> str:
+    """The table as Markdown: the overall verdicts first, then every part (estimates to 3
+    digits)."""
+    shown = table.copy()
+    for col in ("estimate", "ci_low", "ci_high", "p_holm", "threshold"):
+        shown[col] = shown[col].map(lambda v: "" if pd.isna(v) else f"{v:.3g}")
+    first = shown["part"].str.startswith("overall")
+    cols = ["rule", "part", "metric", "estimate", "ci_low", "ci_high", "p_holm", "threshold",
+            "n_units", "verdict", "control"]  # fmt: skip
+    head = "Hyperparameter study, rules H1-H4 (our questions, not the paper's; " \
+        "docs/hyperparameters.md)\n\n"  # fmt: skip
+    return head + markdown_table(pd.concat([shown[first], shown[~first]]), cols)
