@@ -139,3 +139,9 @@ def test_markdown_puts_the_overall_verdicts_first(holding: pd.DataFrame) -> None
     lines = [line for line in text.splitlines() if line.startswith("| H")]
     assert [line.split("|")[1].strip() for line in lines[:4]] == ["H1", "H2", "H3", "H4"]
     assert all("overall" in line for line in lines[:4]) and len(lines) == len(holding)
+
+
+def test_too_few_units_leave_every_part_undecided() -> None:
+    table = decide_study(_world(True, seeds=2, problems=1), study_cells(_config()), RULES)
+    parts = table[~table["part"].str.startswith("overall") & (table["verdict"] != "")]
+    assert set(parts["verdict"]) == {"undecided"}, parts.to_string()

@@ -81,6 +81,7 @@ class StudyRules:
     h1_tau_min: float = 0.5
     h4_margin: float = 0.05
     regret_floor: float = 1e-12
+    min_units: int = 10
 
     @classmethod
     def from_config(cls, section: Mapping[str, Any] | None) -> StudyRules:
@@ -431,11 +432,16 @@ def overall(rows: pd.DataFrame) -> list[dict[str, Any]]:
 def decide_study(final: pd.DataFrame, cells: Mapping[str, Cell], rules: StudyRules
                  ) -> pd.DataFrame:  # fmt: skip
     """The claims-style table of H1-H4: one row per part, control rows flagged, then one
-    overall row per rule."""
+    overall row per rule. A part decided on fewer than ``rules.min_units`` (problem, seed) units
+    is undecided (with two seeds a t-test on constant differences says p = 0)."""
     study = build_study(final, cells)
     rows = [*h1_rows(study, rules), *h2_rows(study, rules), *h2_rows(study, rules, permute=True),
             *h3_rows(study, rules), *h3_rows(study, rules, permute=True), *h4_rows(study, rules)]  # fmt: skip
     table = pd.DataFrame(rows, columns=COLUMNS)
+    few = (table["n_units"] < rules.min_units) & table["verdict"].isin(
+        [WORDS[REPRODUCED], WORDS[NOT_REPRODUCED]]
+    )
+    table.loc[few, "verdict"] = WORDS[UNDECIDED]
     return pd.concat([table, pd.DataFrame(overall(table), columns=COLUMNS)], ignore_index=True)
 
 
