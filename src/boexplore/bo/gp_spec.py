@@ -50,48 +50,7 @@ from gpytorch.kernels import Kernel, MaternKernel, RBFKernel, ScaleKernel
 from gpytorch.likelihoods import GaussianLikelihood
 from gpytorch.priors import GammaPrior, LogNormalPrior
 
-#: Kernel families a run can use (``BOSettings.gp_kernel``); "prior" = the family of gp_prior.
-GP_KERNELS: tuple[str, ...] = ("prior", "matern12", "matern32", "matern52", "rbf")
-#: The Matern smoothness of each Matern family.
-MATERN_NU: dict[str, float] = {"matern12": 0.5, "matern32": 1.5, "matern52": 2.5}
-#: The four settings and their defaults (today's model); the identity leaves them out there.
-MODEL_DEFAULTS: dict[str, Any] = {
-    "gp_kernel": "prior",
-    "gp_lengthscale": "fitted",
-    "gp_noise": "fitted",
-    "gp_outputscale": "prior",
-}
-#: Lowest fixed noise variance (a fixed value needs no jitter floor; below it the Cholesky
-#: jitter of 1e-8 dominates anyway).
-MIN_FIXED_NOISE = 1e-8
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def model_setting_errors(settings: dict[str, Any]) -> list[str]:
-    """What is wrong with the four model settings in ``settings`` (empty when all are valid)."""
-    errors = []
-    kernel = settings.get("gp_kernel", "prior")
-    if kernel not in GP_KERNELS:
-        errors.append(f"BO setting gp_kernel must be one of {list(GP_KERNELS)}, got {kernel!r}")
-    rules = {
-        "gp_lengthscale": ("fitted", 0.0),
-        "gp_noise": ("fitted", MIN_FIXED_NOISE),
-        "gp_outputscale": (("prior", "fitted"), 0.0),
-    }
-    for key, (words, low) in rules.items():
-        value = settings.get(key, MODEL_DEFAULTS[key])
-        names = (words,) if isinstance(words, str) else words
-        if value in names and isinstance(value, str):
-            continue
-        if not _number(value) or not math.isfinite(value) or value <= low:
-            errors.append(
-                f"BO setting {key} must be {' or '.join(repr(n) for n in names)} or a number "
-                f"> {low:g}, got {value!r}"
-            )
-    return errors
+from boexplore.bo.model_settings import MATERN_NU, MIN_FIXED_NOISE, MODEL_DEFAULTS, is_number
 
 
 @dataclass(frozen=True)
@@ -130,7 +89,7 @@ class GPSpec:
 
     def fixed_lengthscale(self, d: int) -> float | None:
         """The fixed lengthscale in ``d`` dimensions (None when fitted): c sqrt(d) or c."""
-        if not _number(self.lengthscale):
+        if not is_number(self.lengthscale):
             return None
         scale = math.sqrt(d) if self.prior == "dim_scaled" else 1.0
         return float(self.lengthscale) * scale
@@ -165,7 +124,7 @@ def _covar_module(spec: GPSpec, d: int) -> Kernel:
 
 
 def _likelihood(spec: GPSpec) -> GaussianLikelihood:
-    if not _number(spec.noise):
+    if not is_number(spec.noise):
         if spec.prior == "gamma":
             return get_gaussian_likelihood_with_gamma_prior()
         return get_gaussian_likelihood_with_lognormal_prior()
@@ -192,8 +151,8 @@ def build_model(X: torch.Tensor, Y: torch.Tensor, spec: GPSpec) -> SingleTaskGP:
     lengthscale = spec.fixed_lengthscale(d)
     if lengthscale is not None:
         _fix(base, "lengthscale", lengthscale, X)
-    if _number(spec.noise):
+    if is_number(spec.noise):
         _fix(likelihood.noise_covar, "noise", float(spec.noise), X)
-    if _number(spec.outputscale):
+    if is_number(spec.outputscale):
         _fix(covar, "outputscale", float(spec.outputscale), X)
     return model

@@ -49,7 +49,7 @@ from boexplore.bo.acquisition import propose
 from boexplore.bo.acquisition.proposal import OneShotCarry
 from boexplore.bo.checkpoint import Checkpoint, load_resumable, save_checkpoint
 from boexplore.bo.device import run_device
-from boexplore.bo.gp_spec import MODEL_DEFAULTS, GPSpec
+from boexplore.bo.gp_spec import GPSpec
 from boexplore.bo.identity import (
     identity_diff,
     identity_sha256,
@@ -58,6 +58,7 @@ from boexplore.bo.identity import (
 )
 from boexplore.bo.methods import MethodSpec, parse_method
 from boexplore.bo.model import condition_gp, fit_gp, hyper_state
+from boexplore.bo.model_settings import MODEL_DEFAULTS
 from boexplore.bo.settings import BOSettings
 from boexplore.bo.state import DTYPE, RunState, impute_nan, iteration_seed, sobol_unit
 from boexplore.bo.trust_region import TrustRegionState

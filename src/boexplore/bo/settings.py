@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from boexplore.bo.device import check_device_name
-from boexplore.bo.gp_spec import model_setting_errors
+from boexplore.bo.model_settings import model_setting_errors
 
 
 @dataclass
