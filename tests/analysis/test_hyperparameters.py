@@ -145,3 +145,22 @@ def test_too_few_units_leave_every_part_undecided() -> None:
     table = decide_study(_world(True, seeds=2, problems=1), study_cells(_config()), RULES)
     parts = table[~table["part"].str.startswith("overall") & (table["verdict"] != "")]
     assert set(parts["verdict"]) == {"undecided"}, parts.to_string()
+
+
+def test_the_shipped_study_config_moves_one_hyperparameter_at_a_time() -> None:
+    from pathlib import Path
+
+    from boexplore.workflow_config import load_config
+
+    config = load_config(Path(__file__).parents[2] / "config" / "hyperparameters.yaml")
+    cells = study_cells(config)
+    model = [c for c in cells.values() if c.model_based]
+    settings = {c.setting for c in model}
+    assert len(settings) == 13 and DEFAULT in settings
+    # every model-based method runs under every setting, random search once (no model)
+    methods = {c.method for c in model}
+    assert len(methods) == 7 and len(model) == 7 * 13
+    assert [c.setting for c in cells.values() if not c.model_based] == [DEFAULT]
+    grid = sorted(c.value for c in model if c.dimension == "lengthscale")
+    assert sorted(set(grid)) == [0.05, 0.1, 0.2, 0.4, 0.8]
+    assert StudyRules.from_config(config["hyperparameters"]).min_units == 10
