@@ -100,8 +100,12 @@ def test_cost_model_scales_the_fit_by_the_measured_model_setting_factors() -> No
         ({"gp_lengthscale": 0.1}, MODEL_FIT_FACTORS["gp_lengthscale"]),
         ({"gp_noise": 1e-6}, MODEL_FIT_FACTORS["gp_noise"]),
         ({"gp_outputscale": "fitted"}, MODEL_FIT_FACTORS["gp_outputscale"]),
-        ({"gp_outputscale": "fitted", "gp_prior": "gamma"}, 1.0),
         ({"extra": {"gp_lengthscale": 0.1}}, MODEL_FIT_FACTORS["gp_lengthscale"]),
     ]:
         fit, acq = bo_iteration_seconds(spec, 30, 4, bo, cal)
         assert fit == pytest.approx(base_fit * factor) and acq == base_acq, bo
+    # under the gamma prior the outputscale is already fitted: no factor on gamma's own fit
+    gamma = {"gp_prior": "gamma"}
+    assert bo_iteration_seconds(spec, 30, 4, {**gamma, "gp_outputscale": "fitted"}, cal) == (
+        bo_iteration_seconds(spec, 30, 4, gamma, cal)
+    )
