@@ -143,6 +143,7 @@ def _semantic_errors(config: Mapping[str, Any]) -> Iterator[str]:
             except ValueError as exc:
                 yield f"config key methods.{label}: {exc}"
         yield from _method_dim_errors(config, parsed)
+        yield from _model_setting_errors(config, parsed)
     for label in (config.get("bo", {}) or {}).get("by_method", {}) or {}:
         if label not in config["methods"]:
             yield (
@@ -293,6 +294,43 @@ def _method_dim_errors(config: Mapping[str, Any], parsed: Mapping[str, Any]) -> 
                 yield (
                     f"config key methods.{label}: pes is limited to d <= {limit} but problem "
                     f"{problem!r} has d = {dim}; add an exclude rule or raise bo.extra.pes_max_dim"
+                )
+
+
+#: BO settings that describe the GP (``bo/model.py``, ``bo/gp_spec.py``): they make no sense for
+#: a method that fits none.
+MODEL_SETTINGS: tuple[str, ...] = (
+    "gp_prior",
+    "gp_fit",
+    "gp_kernel",
+    "gp_lengthscale",
+    "gp_noise",
+    "gp_outputscale",
+)
+
+
+def _model_setting_errors(config: Mapping[str, Any], parsed: Mapping[str, Any]) -> Iterator[str]:
+    """A model setting given to a model-free method (random, sobol), by name: in its
+    ``bo.by_method`` entry, or in ``bo`` / ``bo.extra`` (which every method's runs get)."""
+    free = [label for label, spec in parsed.items() if not spec.model_based]
+    if not free:
+        return
+    bo = config.get("bo") or {}
+    for label in free:
+        for key in MODEL_SETTINGS:
+            if key in ((bo.get("by_method") or {}).get(label) or {}):
+                yield (
+                    f"config key bo.by_method.{label}.{key}: methods.{label} "
+                    f"({config['methods'][label]}) fits no model, so a model setting makes no "
+                    "sense for it"
+                )
+    for where, table in (("bo", bo), ("bo.extra", bo.get("extra") or {})):
+        for key in MODEL_SETTINGS:
+            if key in table:
+                names = ", ".join(f"methods.{m}" for m in free)
+                yield (
+                    f"config key {where}.{key}: every method's runs get it, but {names} fit "
+                    f"no model; set it per model-based method with bo.by_method.<label>.{key}"
                 )
 
 

@@ -19,6 +19,9 @@ RELEASE_TABLE_NAMES = [
     "paper1_tour_quality.csv",
     "exploration_references.csv",
 ]
+# The hyperparameter study's verdicts (rules H1-H4) travel with a release that has them.
+if config.get("hyperparameters") is not None:
+    RELEASE_TABLE_NAMES += ["claims_hyperparameters.csv", "claims_hyperparameters.md"]
 
 # Every released file a job uses is checked against the release manifest first (integrity
 # module of boexplore.pipeline): a damaged, unlisted or missing file refuses the job.

@@ -23,7 +23,7 @@ from typing import Any
 #: Bump when a change in ``bo/`` (or a numerics dependency pin) can change a trace.
 ENGINE_VERSION = 1
 #: sha256 of ``engine_source_files()`` (see ``engine_sources_sha256``) at ENGINE_VERSION.
-ENGINE_SOURCES_SHA256 = "3f40fdb2f164a32087a45dcc5455af7b64db2842f9f2ef9afa55dc765568f266"
+ENGINE_SOURCES_SHA256 = "ed165a5cbe6e9b5c0efa29ab8bec24abbad56bdc1f0e30a3c6918556543184f0"
 #: Files of ``bo/`` that cannot change a trace's numbers (not hashed).
 NON_NUMERIC_FILES: frozenset[str] = frozenset({"engine.py", "cli.py", "checkpoint.py"})
 #: Libraries whose version is part of the identity (their numerics are the engine's too).

@@ -49,6 +49,7 @@ from boexplore.bo.acquisition import propose
 from boexplore.bo.acquisition.proposal import OneShotCarry
 from boexplore.bo.checkpoint import Checkpoint, load_resumable, save_checkpoint
 from boexplore.bo.device import run_device
+from boexplore.bo.gp_spec import GPSpec
 from boexplore.bo.identity import (
     identity_diff,
     identity_sha256,
@@ -57,6 +58,7 @@ from boexplore.bo.identity import (
 )
 from boexplore.bo.methods import MethodSpec, parse_method
 from boexplore.bo.model import condition_gp, fit_gp, hyper_state
+from boexplore.bo.model_settings import MODEL_DEFAULTS
 from boexplore.bo.settings import BOSettings
 from boexplore.bo.state import DTYPE, RunState, impute_nan, iteration_seed, sobol_unit
 from boexplore.bo.trust_region import TrustRegionState
@@ -125,6 +127,7 @@ IDENTITY_IF_SET: dict[str, Any] = {
     "kg_memory_cap_mb": None,
     "gp_prior": "dim_scaled",
     "gp_fit": "botorch",
+    **MODEL_DEFAULTS,
     "device": "cpu",
 }
 
@@ -192,7 +195,7 @@ def _step(
     t0 = clock()
     flags: list[str] = []
     if last is not None and not refit_due(it, settings.refit_every):
-        model = condition_gp(X_t, Y_t, last, settings.gp_prior)
+        model = condition_gp(X_t, Y_t, last, settings.gp_prior, GPSpec.from_settings(settings))
     else:
         model, info = fit_gp(
             X_t,
@@ -202,6 +205,7 @@ def _step(
             ftol=settings.fit_ftol,
             prior=settings.gp_prior,
             fit=settings.gp_fit,
+            spec=GPSpec.from_settings(settings),
         )
         state.warm = {k: v.cpu().numpy() for k, v in hyper_state(model).items()}
         if info.status != "ok":
@@ -273,6 +277,12 @@ def run_bo(
     if int(seed) < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
     cfg = BOSettings.from_kwargs(**settings)
+    if not spec.model_based:
+        unused = [k for k, v in MODEL_DEFAULTS.items() if getattr(cfg, k) != v]
+        if unused:
+            raise ValueError(
+                f"{spec.base} fits no model: the model setting(s) {unused} make no sense for it"
+            )
     run_device(cfg.device)  # cuda without a GPU fails here, before anything is written
     if cfg.num_threads is not None:
         torch.set_num_threads(int(cfg.num_threads))

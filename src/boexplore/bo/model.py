@@ -8,6 +8,10 @@ helpers BoTorch still ships (``botorch.models.utils.gpytorch_modules``). Which o
 used is not known, so it is a setting. Both use a ``Standardize`` outcome transform;
 inputs are already in ``[0,1]^d``.
 
+The kernel family and fixed hyperparameters (``gp_kernel``, ``gp_lengthscale``, ``gp_noise``,
+``gp_outputscale``) come as a ``GPSpec`` (``bo/gp_spec.py``); at their defaults (``GPSpec.plain``)
+the model is built exactly as above, by the same calls.
+
 ``gp_fit = "botorch"`` (default) maximises the marginal likelihood with BoTorch's
 ``fit_gpytorch_mll`` over the raw parameters; ``"log"`` maximises the same objective over log
 hyperparameters (``bo/fit_log.py``), 10-20x fewer evaluations at d = 100-180.
@@ -38,6 +42,7 @@ from botorch.models.utils.gpytorch_modules import (
 from gpytorch.mlls import ExactMarginalLogLikelihood
 
 from boexplore.bo.fit_log import fit_log_space
+from boexplore.bo.gp_spec import GPSpec, build_model
 
 LOG = logging.getLogger("boexplore.bo")
 
@@ -60,7 +65,13 @@ class FitInfo:
     attempts: int
 
 
-def _new_model(X: torch.Tensor, Y: torch.Tensor, prior: str = "dim_scaled") -> SingleTaskGP:
+def _new_model(
+    X: torch.Tensor, Y: torch.Tensor, prior: str = "dim_scaled", spec: GPSpec | None = None
+) -> SingleTaskGP:
+    if spec is not None and not spec.plain:
+        if spec.prior != prior:
+            raise ValueError(f"GP spec prior {spec.prior!r} differs from prior {prior!r}")
+        return build_model(X, Y, spec)
     if prior == "dim_scaled":
         return SingleTaskGP(X, Y)
     if prior == "gamma":
@@ -99,14 +110,18 @@ def mll_value(model: SingleTaskGP) -> float:
 
 
 def condition_gp(
-    X: torch.Tensor, Y: torch.Tensor, state: HyperState, prior: str = "dim_scaled"
+    X: torch.Tensor,
+    Y: torch.Tensor,
+    state: HyperState,
+    prior: str = "dim_scaled",
+    spec: GPSpec | None = None,
 ) -> SingleTaskGP:
     """Exact GP posterior on ``X``, ``Y`` with fixed hyperparameters ``state`` (no fitting).
 
     Used between hyperparameter refits: the outcome transform is re-computed on the new
     data, the kernel and noise hyperparameters are the last fitted ones.
     """
-    model = _new_model(X, Y, prior)
+    model = _new_model(X, Y, prior, spec)
     _load_hypers(model, state)
     model.eval()
     return model
@@ -120,11 +135,13 @@ def fit_gp(
     ftol: float | None = None,
     prior: str = "dim_scaled",
     fit: str = "botorch",
+    spec: GPSpec | None = None,
 ) -> tuple[SingleTaskGP, FitInfo]:
     """Fit a SingleTaskGP on ``X`` (n, d) in the unit cube and ``Y`` (n, 1), never raising.
 
     ``warm_state`` (from ``hyper_state``) initialises the hyperparameters; ``prior`` is one
-    of ``GP_PRIORS``, ``fit`` one of ``GP_FITS`` (``ftol`` applies to ``"botorch"`` only).
+    of ``GP_PRIORS``, ``fit`` one of ``GP_FITS`` (``ftol`` applies to ``"botorch"`` only);
+    ``spec`` (same prior) sets the kernel family and the hyperparameters held fixed.
     Attempt 0 uses the warm state (if any); retries re-create the model
     (initial hyperparameters) with a 100x larger Cholesky jitter each time (1e-8, 1e-6, 1e-4).
     """
@@ -137,9 +154,9 @@ def fit_gp(
     start = time.perf_counter()
     jitter = 1e-8
     last_error: Exception | None = None
-    model = _new_model(X, Y, prior)
+    model = _new_model(X, Y, prior, spec)
     for attempt in range(max_retries + 1):
-        model = _new_model(X, Y, prior)
+        model = _new_model(X, Y, prior, spec)
         if attempt == 0 and warm_state is not None:
             _load_hypers(model, warm_state)
         mll = ExactMarginalLogLikelihood(model.likelihood, model)
@@ -164,7 +181,7 @@ def fit_gp(
             last_error = exc
             LOG.warning("GP fit attempt %d failed: %s", attempt, exc)
             jitter *= 100.0
-    model = _new_model(X, Y, prior)
+    model = _new_model(X, Y, prior, spec)
     model.eval()
     LOG.error(
         "GP fit failed %d times (%s); using prior-mode hyperparameters", max_retries + 1, last_error

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from boexplore.bo.device import check_device_name
+from boexplore.bo.model_settings import model_setting_errors
 
 
 @dataclass
@@ -58,6 +59,15 @@ class BOSettings:
         parameters) or "log" (the same marginal likelihood maximised over log lengthscales,
         noise and outputscale, ``bo/fit_log.py``: 10-20x fewer evaluations at d = 100-180,
         docs/step-profile.md). Left out of a run's identity at its default.
+    gp_kernel: "prior" (default: the family gp_prior brings, RBF or Matern-5/2), "matern12",
+        "matern32", "matern52" or "rbf" (ARD, under gp_prior's lengthscale prior).
+    gp_lengthscale: "fitted" (default) or a number c: every lengthscale fixed at c * sqrt(d)
+        under gp_prior "dim_scaled", at c under "gamma" (the box width is 1).
+    gp_noise: "fitted" (default) or a number c: the noise variance fixed at c times the
+        standardised outcome's variance.
+    gp_outputscale: "prior" (default: none under "dim_scaled", fitted under "gamma"),
+        "fitted", or a number c (fixed at c). The rules of all four are in ``bo/gp_spec.py``;
+        each is left out of a run's identity at its default.
     device: "cpu" (default) or "cuda": where the GP fit and the acquisition run, float64 on
         both (``bo/device.py``); results come back to the CPU for the trace. Left out of a
         run's identity at "cpu", so CPU traces and checkpoints keep theirs.
@@ -88,6 +98,10 @@ class BOSettings:
     kg_memory_cap_mb: float | None = None
     gp_prior: str = "dim_scaled"
     gp_fit: str = "botorch"
+    gp_kernel: str = "prior"
+    gp_lengthscale: str | float = "fitted"
+    gp_noise: str | float = "fitted"
+    gp_outputscale: str | float = "prior"
     device: str = "cpu"
     clock: str = "wall"
     num_threads: int | None = None
@@ -109,6 +123,9 @@ class BOSettings:
             )
         if out.gp_fit not in ("botorch", "log"):
             raise ValueError(f"BO setting gp_fit must be 'botorch' or 'log', got {out.gp_fit!r}")
+        errors = model_setting_errors(out.to_dict())
+        if errors:
+            raise ValueError("; ".join(errors))
         check_device_name(out.device)
         if out.clock not in ("wall", "cpu"):
             raise ValueError(f"BO setting clock must be 'wall' or 'cpu', got {out.clock!r}")

@@ -74,6 +74,35 @@ def fit_schedule_scale(bo: Mapping[str, Any]) -> float:
     return 1.0 / k + (1.0 - 1.0 / k) * CONDITION_SHARE
 
 
+#: GP-fit cost of a model setting (``bo/gp_spec.py``) relative to the default fit: medians of
+#: the CPU-time ratio over Branin-2, Levy-4 and Ackley-5 at n = 15, 30, 45 (3 designs each,
+#: ``fit_gp`` alone; 2026-12-07, 2-core AMD EPYC shared with other work). A fixed lengthscale
+#: or noise leaves fewer parameters to fit; a fitted outputscale under the dim_scaled prior adds
+#: one (0.33, 0.44, 1.58). The kernel family measured 1.13 (Matern-1/2), left at 1. Several
+#: settings together multiply (not measured).
+MODEL_FIT_FACTORS: dict[str, float] = {
+    "gp_lengthscale": 0.33,
+    "gp_noise": 0.44,
+    "gp_outputscale": 1.58,
+}
+
+
+def model_fit_scale(bo: Mapping[str, Any]) -> float:
+    """GP-fit cost of a method's model settings relative to the default model's fit."""
+    merged = {**(bo.get("extra") or {}), **bo}
+    scale = 1.0
+    if isinstance(merged.get("gp_lengthscale"), int | float):
+        scale *= MODEL_FIT_FACTORS["gp_lengthscale"]
+    if isinstance(merged.get("gp_noise"), int | float):
+        scale *= MODEL_FIT_FACTORS["gp_noise"]
+    if (
+        merged.get("gp_outputscale") == "fitted"
+        and merged.get("gp_prior", "dim_scaled") == "dim_scaled"
+    ):
+        scale *= MODEL_FIT_FACTORS["gp_outputscale"]
+    return scale
+
+
 def acq_key(method: MethodSpec, bo: Mapping[str, Any], bo_cal: Mapping[str, Any]) -> str:
     """The calibration key of a method's acquisition terms: ``kg_cache`` for qKG with
     ``bo.kg_fantasy_cache`` (set directly or under ``bo.extra``) where it is calibrated."""
@@ -146,7 +175,7 @@ def bo_iteration_seconds(
     if method.base in MODEL_FREE:
         return 0.0, 0.0
     bo_cal = cal["bo"]
-    fit = fit_seconds(method, n, d, bo, bo_cal) * fit_schedule_scale(bo)
+    fit = fit_seconds(method, n, d, bo, bo_cal) * fit_schedule_scale(bo) * model_fit_scale(bo)
     key = acq_key(method, bo, bo_cal)
     shape = {**bo_cal["acq_shape"], **bo_cal.get("acq_shape_by_method", {}).get(key, {})}
     acq_coef = {**shape, "a": bo_cal["acq_scale"].get(key, 1.0)}

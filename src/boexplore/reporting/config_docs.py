@@ -35,6 +35,7 @@ SECTIONS = (
     ("config", "Workflow (`config.yaml`)", None),
     ("analysis", "Paper-1 analysis (`analysis:`)", "analysis"),
     ("parametric", "Paper 2 (`parametric:`)", "parametric"),
+    ("hyperparameters", "Hyperparameter study (`hyperparameters:`)", "hyperparameters"),
 )
 
 
@@ -51,6 +52,8 @@ def _resolve(node: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, A
 
 def _type(node: Mapping[str, Any]) -> str:
     """Short type of a schema node: ``integer``, ``number | null``, ``list of string``, ..."""
+    if "const" in node:
+        return f"`{json.dumps(node['const'])}`"
     if "enum" in node:
         return "one of " + ", ".join(f"`{json.dumps(v)}`" for v in node["enum"])
     if "oneOf" in node and "type" not in node:
