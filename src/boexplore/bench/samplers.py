@@ -22,8 +22,9 @@ synthetic objective, each at the tier's budget (the budget of our methods' commi
 traces), 5 seeds each. The d = 100 problems and the rover are not run: GPSampler and Ax cost
 most there, and three high-d problems already let the taxonomy's 2/3 rule decide. The runs
 go low-d first, then ``hi_hartmann6_d50``, ``hi_rosenbrock50_core``, ``hi_ackley60_core``;
-``--cpu-cap`` (CPU seconds of this invocation's runs) stops before the next high-d problem
-once passed, and the page lists the problems measured. Rows go to ``--rows`` as runs
+``--cpu-cap`` (CPU seconds of this invocation's runs): once passed, no new run starts on
+the next high-d problems (a problem keeps the seeds it has), and the page lists the
+problems measured. Rows go to ``--rows`` as runs
 finish; a re-run skips the runs already there (``--fresh``: none).
 """
 
@@ -199,8 +200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=PAGE, help="the Markdown page")
     parser.add_argument("--figure", type=Path, default=FIGURE, help="the figure (.png)")
     parser.add_argument("--cpu-cap", type=float, default=None,
-                        help="CPU seconds of this invocation's runs after which no further "
-                        "high-d problem is started")  # fmt: skip
+                        help="CPU seconds of this invocation's runs after which no new run starts on a "
+                        "high-d problem")  # fmt: skip
     parser.add_argument("--report-only", action="store_true", help="re-render from the rows")
     parser.add_argument("--fresh", action="store_true", help="ignore the rows of an earlier run")
     args = parser.parse_args(argv)
@@ -208,16 +209,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         baseline = UniformOEBaseline(n_rep=16, seed=0)
         args.rows.parent.mkdir(parents=True, exist_ok=True)
         done = pd.read_csv(args.rows) if args.rows.exists() and not args.fresh else None
-        rescored = (done["source"] == "ours") & done["problem"].isin(args.problems) if (
-            done is not None) else None  # fmt: skip
-        rows = [] if done is None else done[~rescored].to_dict("records")
+        if done is not None:  # our rows of these problems are scored again below
+            done = done[(done["source"] != "ours") | ~done["problem"].isin(args.problems)]
+        rows = [] if done is None else done.to_dict("records")
         have = {(r["problem"], r["method"], r["seed"]) for r in rows if r["source"] != "ours"}
         spent = 0.0
         for problem in args.problems:
-            if args.cpu_cap is not None and PROBLEMS[problem][1] >= 50 and spent > args.cpu_cap:
-                print(f"{problem}: not run, {spent:.0f} CPU-s spent > --cpu-cap {args.cpu_cap}")
-                continue
             rows += our_rows(problem, args.methods, baseline, args.traces)
+            if args.cpu_cap is not None and PROBLEMS[problem][1] >= 50 and spent > args.cpu_cap:
+                print(f"{problem}: no new runs, {spent:.0f} CPU-s spent > --cpu-cap {args.cpu_cap}")
+                continue
             for sampler in args.samplers:
                 for seed in range(args.seeds):
                     if (problem, sampler, seed) in have:
@@ -232,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         frame.to_csv(args.rows, index=False, float_format="%.6g")
     from boexplore.bench.sampler_report import write_report
 
-    write_report(pd.read_csv(args.rows), args.out, args.figure, COMMAND)
+    write_report(args.rows, args.out, args.figure, COMMAND, PROBLEMS, args.methods)
     print(f"wrote {args.rows}, {args.out} and {args.figure}")
     return 0
 
