@@ -19,7 +19,10 @@ points (``oe_kl_all``) minus the mean OE of uniform random points of the same (d
 Which runs (fixed before the runs that added Ax and the extra problems, 2026-12-07): the six
 low-d problems of the replicate tier and its three high-d problems of d = 50-60 with a
 synthetic objective, each at the tier's budget (the budget of our methods' committed
-traces), 5 seeds each. The d = 100 problems and the rover are not run: GPSampler and Ax cost
+traces). Seeds: a first pass of 5 seeds on every problem (``--seeds 5``), then a second
+adding seeds 5-7 (``--seeds 8``, the seeds of our methods: the replicate tier's power
+analysis decides a standardised effect of 1.5 with probability 0.93 at 8 seeds, 0.20 at 5)
+with ``--cpu-cap`` set so that all runs together stay within about 40 CPU-minutes. The d = 100 problems and the rover are not run: GPSampler and Ax cost
 most there, and three high-d problems already let the taxonomy's 2/3 rule decide. The runs
 go low-d first, then ``hi_hartmann6_d50``, ``hi_rosenbrock50_core``, ``hi_ackley60_core``;
 ``--cpu-cap`` (CPU seconds of this invocation's runs): once passed, no new run starts on
