@@ -22,13 +22,14 @@ synthetic objective, each at the tier's budget (the budget of our methods' commi
 traces). Seeds: a first pass of 5 seeds on every problem (``--seeds 5``), then a second
 adding seeds 5-7 (``--seeds 8``, the seeds of our methods: the replicate tier's power
 analysis decides a standardised effect of 1.5 with probability 0.93 at 8 seeds, 0.20 at 5)
-with ``--cpu-cap`` set so that all runs together stay within about 40 CPU-minutes. The d = 100 problems and the rover are not run: GPSampler and Ax cost
-most there, and three high-d problems already let the taxonomy's 2/3 rule decide. The runs
-go low-d first, then ``hi_hartmann6_d50``, ``hi_rosenbrock50_core``, ``hi_ackley60_core``;
-``--cpu-cap`` (CPU seconds of this invocation's runs): once passed, no new run starts on
-the next high-d problems (a problem keeps the seeds it has), and the page lists the
-problems measured. Rows go to ``--rows`` as runs
-finish; a re-run skips the runs already there (``--fresh``: none).
+with ``--cpu-cap`` set so that all runs together stay within about 40 CPU-minutes. The
+d = 100 problems and the rover are not run: GPSampler and Ax cost most there, and three
+high-d problems already let the taxonomy's 2/3 rule decide. The runs go low-d first, then
+``hi_hartmann6_d50``, ``hi_rosenbrock50_core``, ``hi_ackley60_core``; ``--cpu-cap`` (CPU
+seconds of this invocation's runs): once passed, no new run starts on the next high-d
+problems (a problem keeps the seeds it has), and the page lists the problems measured.
+Rows go to ``--rows`` as runs finish; a re-run skips the runs already there (``--fresh``:
+none).
 """
 
 from __future__ import annotations
@@ -203,8 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=PAGE, help="the Markdown page")
     parser.add_argument("--figure", type=Path, default=FIGURE, help="the figure (.png)")
     parser.add_argument("--cpu-cap", type=float, default=None,
-                        help="CPU seconds of this invocation's runs after which no new run starts on a "
-                        "high-d problem")  # fmt: skip
+                        help="CPU seconds of this invocation's runs after which no new run "
+                        "starts on a high-d problem")  # fmt: skip
     parser.add_argument("--report-only", action="store_true", help="re-render from the rows")
     parser.add_argument("--fresh", action="store_true", help="ignore the rows of an earlier run")
     args = parser.parse_args(argv)
