@@ -113,6 +113,36 @@ def control_holds(sampler_placed: str, random_class: str) -> bool:
     ].split("; ")
 
 
+#: Where a point's label may go (offset in points, horizontal alignment), tried in order.
+LABEL_SPOTS = ((6, 4, "left"), (6, -13, "left"), (-6, 4, "right"), (-6, -13, "right"),
+               (0, 9, "center"), (0, -19, "center"), (10, 14, "left"), (-10, 14, "right"))  # fmt: skip
+
+
+def place_labels(ax, points: list[tuple[float, float, str, dict]]) -> None:
+    """Annotate ``points`` (x, y, text, text style) at the first spot of :data:`LABEL_SPOTS`
+    whose box overlaps no marker and no label placed before (else the first spot)."""
+    from matplotlib.transforms import Bbox
+
+    renderer = ax.figure.canvas.get_renderer()
+    markers = [ax.transData.transform((x, y)) for x, y, _, _ in points]
+    boxes = [Bbox.from_extents(u - 4, v - 4, u + 4, v + 4) for u, v in markers]
+    for x, y, text, style in points:
+        for k, (dx, dy, ha) in enumerate(LABEL_SPOTS):
+            t = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha,
+                            **style)  # fmt: skip
+            box = t.get_window_extent(renderer).expanded(1.05, 1.1)
+            if not any(box.overlaps(b) for b in boxes) or k == len(LABEL_SPOTS) - 1:
+                break
+            t.remove()
+        if any(box.overlaps(b) for b in boxes):  # nowhere free: the first spot
+            t.remove()
+            dx, dy, ha = LABEL_SPOTS[0]
+            t = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha,
+                            **style)  # fmt: skip
+            box = t.get_window_extent(renderer)
+        boxes.append(box)
+
+
 def plot(summary: pd.DataFrame, png: Path, inputs: list[Path]) -> None:
     """Normalised OTSD against OE − uniform, one panel per subset: our methods grey, the
     samplers coloured; bars are the seed intervals."""
@@ -123,11 +153,13 @@ def plot(summary: pd.DataFrame, png: Path, inputs: list[Path]) -> None:
 
     set_style("notebook")
     subsets = [s for s in ("low-d", "high-d") if s in set(summary["subset"])]
-    fig, axes = plt.subplots(1, len(subsets), figsize=(6.4 * len(subsets), 5.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(subsets), figsize=(6.6 * len(subsets), 5.6), squeeze=False)
     for ax, subset in zip(axes[0], subsets, strict=True):
         part = summary[summary["subset"] == subset]
+        part = part.assign(ours=part["source"] == "ours").sort_values("ours")  # samplers first
+        labels = []
         for _, r in part.iterrows():
-            ours = r["source"] == "ours"
+            ours = bool(r["ours"])
             name = label(r["source"], r["method"])
             color = "#9a9a9a" if ours else COLORS.get(name, "#000000")
             x, y = r["oe_rel"], r["otsd_norm"]
@@ -135,13 +167,16 @@ def plot(summary: pd.DataFrame, png: Path, inputs: list[Path]) -> None:
                         yerr=[[y - r["otsd_norm_lo"]], [r["otsd_norm_hi"] - y]],
                         fmt="o" if ours else "D", ms=5 if ours else 8, color=color,
                         elinewidth=1, capsize=0, zorder=2 if ours else 3)  # fmt: skip
-            ax.annotate(name, (x, y), xytext=(5, 4), textcoords="offset points",
-                        fontsize=9 if ours else 10.5, color="#606060" if ours else color,
-                        fontweight="normal" if ours else "bold")  # fmt: skip
-        n = part["n_problems"].max()
-        ax.set_title(f"{subset} ({n} problems)")
+            style = (dict(fontsize=9, color="#606060") if ours
+                     else dict(fontsize=10.5, color=color, fontweight="bold"))  # fmt: skip
+            labels.append((x, y, name, style))
+        n = int(part["n_problems"].max())
+        ax.set_title(f"{subset} ({n} problem{'s' if n != 1 else ''})")
         ax.set_xlabel("final OE − OE of uniform points (mean over problems)")
         ax.set_ylabel("final normalised OTSD (mean over problems)")
+        ax.margins(x=0.12, y=0.08)
+        fig.tight_layout()
+        place_labels(ax, labels)
     fig.suptitle("Samplers (coloured) beside our methods (grey); bars: 95 % intervals over seeds"
                  " — our measurement", fontsize=12)  # fmt: skip
     fig.tight_layout()
@@ -190,10 +225,13 @@ def render(
         f"({ours_seeds.min()}–{ours_seeds.max()} seeds), scored the same way. CPU seconds of "
         f"all runs per sampler: {cpu_text}.",
         "",
-        "Which problems and budgets were fixed before the runs that added Ax and the extra "
-        "problems (our choice): every low-d problem of the tier and its high-d problems of "
-        "d = 50–60 with a synthetic objective, at the budgets of our traces; the d = 100 problems "
-        "and the rover are left out, where GPSampler and Ax cost most.",
+        "Fixed before the runs that added Ax and the extra problems (our choice): every low-d "
+        "problem of the tier and its high-d problems of d = 50–60 with a synthetic objective, "
+        "at the budgets of our traces (the d = 100 problems and the rover are left out, where "
+        "GPSampler and Ax cost most); 5 seeds on every problem first, then seeds 5–7 (our "
+        "methods have 8) problem by problem while all runs together stayed within about 40 "
+        "CPU-minutes. CPU seconds are process CPU time; the Optuna rows of the first four "
+        "problems (seeds 0–4) come from an earlier session of this study.",
         "",
         "## How a sampler is placed",
         "",

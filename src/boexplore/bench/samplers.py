@@ -29,7 +29,8 @@ high-d problems already let the taxonomy's 2/3 rule decide. The runs go low-d fi
 seconds of this invocation's runs): once passed, no new run starts on the next high-d
 problems (a problem keeps the seeds it has), and the page lists the problems measured.
 Rows go to ``--rows`` as runs finish; a re-run skips the runs already there (``--fresh``:
-none).
+none); ``--add-rows`` takes in the rows of another invocation (run beside this one with its
+own ``--rows``, e.g. other seeds via ``--seed-start``).
 """
 
 from __future__ import annotations
@@ -198,7 +199,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
     parser.add_argument("--samplers", nargs="+", default=list(SAMPLERS), choices=SAMPLERS)
     parser.add_argument("--methods", nargs="+", default=list(OURS), help="our methods shown")
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=5, help="run seeds below this")
+    parser.add_argument("--seed-start", type=int, default=0, help="the first seed run")
+    parser.add_argument("--add-rows", type=Path, nargs="*", default=[],
+                        help="other runs' rows (CSV, e.g. of a parallel invocation) to take in; "
+                        "a run already in the rows is kept as it is")  # fmt: skip
     parser.add_argument("--traces", type=Path, default=TRACES)
     parser.add_argument("--rows", type=Path, default=ROWS, help="the per-run rows (CSV)")
     parser.add_argument("--out", type=Path, default=PAGE, help="the Markdown page")
@@ -217,6 +222,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             done = done[(done["source"] != "ours") | ~done["problem"].isin(args.problems)]
         rows = [] if done is None else done.to_dict("records")
         have = {(r["problem"], r["method"], r["seed"]) for r in rows if r["source"] != "ours"}
+        for path in args.add_rows:
+            for r in pd.read_csv(path).to_dict("records"):
+                key = (r["problem"], r["method"], r["seed"])
+                if r["source"] != "ours" and key not in have:
+                    rows.append(r)
+                    have.add(key)
         spent = 0.0
         for problem in args.problems:
             rows += our_rows(problem, args.methods, baseline, args.traces)
@@ -224,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{problem}: no new runs, {spent:.0f} CPU-s spent > --cpu-cap {args.cpu_cap}")
                 continue
             for sampler in args.samplers:
-                for seed in range(args.seeds):
+                for seed in range(args.seed_start, args.seeds):
                     if (problem, sampler, seed) in have:
                         continue
                     rows.append(run_sampler(problem, sampler, seed, baseline))
