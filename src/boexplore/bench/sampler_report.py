@@ -198,11 +198,11 @@ def render(
     measured = [p for p in problems if p in set(samplers["problem"])]
     seeds = samplers.groupby(["source", "method"])["seed"].nunique()
     ours_seeds = rows.loc[rows["source"] == "ours"].groupby("method")["seed"].nunique()
-    cpu = samplers.groupby(["source", "method"])["cpu_s"].sum()
+    cpu = samplers.groupby(["source", "method"])["cpu_s"].median()
     listed = ", ".join(
         f"{p} (d = {problems[p][1]}, {problems[p][2]} evaluations)" for p in measured
     )
-    cpu_text = ", ".join(f"{label(*k)} {v:.0f}" for k, v in cpu.items())
+    cpu_text = ", ".join(f"{label(*k)} {v:.2g}" for k, v in cpu.items())
     seed_text = f"{seeds.min()}" if seeds.min() == seeds.max() else f"{seeds.min()}–{seeds.max()}"
     lines = [
         "# Optuna's samplers and Ax's default strategy in the exploration taxonomy",
@@ -222,16 +222,17 @@ def render(
         f"{seed_text} seeds each, maximising {len(measured)} problems of the replicate tier at "
         f"the tier's budget, one float parameter in [0, 1] per dimension: {listed}. Our methods "
         f"are the replicate tier's committed traces on the same problems and budgets "
-        f"({ours_seeds.min()}–{ours_seeds.max()} seeds), scored the same way. CPU seconds of "
-        f"all runs per sampler: {cpu_text}.",
+        f"({ours_seeds.min()}–{ours_seeds.max()} seeds), scored the same way. Median CPU "
+        f"seconds of a run: {cpu_text}.",
         "",
         "Fixed before the runs that added Ax and the extra problems (our choice): every low-d "
         "problem of the tier and its high-d problems of d = 50–60 with a synthetic objective, "
         "at the budgets of our traces (the d = 100 problems and the rover are left out, where "
         "GPSampler and Ax cost most); 5 seeds on every problem first, then seeds 5–7 (our "
         "methods have 8) problem by problem while all runs together stayed within about 40 "
-        "CPU-minutes. CPU seconds are process CPU time; the Optuna rows of the first four "
-        "problems (seeds 0–4) come from an earlier session of this study.",
+        "CPU-minutes. CPU seconds are the process CPU time of a run; the Optuna rows of the "
+        "first four problems (seeds 0–4) come from an earlier session of this study, timed "
+        "under thread settings it did not record.",
         "",
         "## How a sampler is placed",
         "",
