@@ -48,7 +48,9 @@ def test_our_order_is_the_taxonomy_rule_on_our_methods_alone():
 
 def test_a_sampler_like_our_random_search_falls_in_its_class_and_a_shifted_one_does_not():
     same = _placed(1.0)
-    assert same.verdict() == "in random" and same.above == ("low", "mid") and same.below == ()
+    assert (
+        same.verdict() == "in random" and same.more_than == ("low", "mid") and same.less_than == ()
+    )
     assert control_holds(same.verdict(), "random")
     shifted = _placed(0.6)  # the control that must fail: it explores like "mid"
     assert shifted.verdict() == "in mid" and not control_holds(shifted.verdict(), "random")
@@ -57,7 +59,7 @@ def test_a_sampler_like_our_random_search_falls_in_its_class_and_a_shifted_one_d
 def test_a_sampler_between_two_classes_falls_in_none_and_says_where_it_is():
     p = _placed(0.4)
     assert p.classes == () and p.verdict() == "in no class of ours"
-    assert p.above == ("low",) and p.below == ("mid", "random")
+    assert p.more_than == ("low",) and p.less_than == ("mid", "random")
 
 
 def test_too_few_seeds_leave_a_sampler_not_separated_from_several_classes():

@@ -85,8 +85,8 @@ class Placement:
 
     label: str
     order: PartialOrder
-    above: tuple[str, ...]  # our methods S ⪰ M (joint closure)
-    below: tuple[str, ...]  # our methods M ⪰ S
+    more_than: tuple[str, ...]  # our methods M with S ⪰ M (joint closure): S explores more
+    less_than: tuple[str, ...]  # our methods M with M ⪰ S
     classes: tuple[int, ...]  # indices into order.classes that S falls in
     n_problems: int
     cycle: tuple[str, ...] = ()  # our methods on a cycle with S (the rule merges them)
@@ -148,15 +148,15 @@ def place(ours: pd.DataFrame, sampler: pd.DataFrame, label: str, metric: str, ru
             c for c, members in enumerate(order.classes)
             if not any(clo[k, nodes.index(m)] or clo[nodes.index(m), k] for m in members)
         )  # fmt: skip
-    above = tuple(m for j, m in enumerate(order.nodes) if clo[k, j] and not clo[j, k])
-    below = tuple(m for j, m in enumerate(order.nodes) if clo[j, k] and not clo[k, j])
+    more = tuple(m for j, m in enumerate(order.nodes) if clo[k, j] and not clo[j, k])
+    less = tuple(m for j, m in enumerate(order.nodes) if clo[j, k] and not clo[k, j])
     n = int(sampler["problem"].nunique())
-    return Placement(label, order, above, below, classes, n, cycle)
+    return Placement(label, order, more, less, classes, n, cycle)
 
 
 def placement_table(rows: pd.DataFrame, rule: Rule, methods: Sequence[str]) -> pd.DataFrame:
     """Per subset, metric and method (ours and every sampler): the class it is in (ours) or
-    falls in (a sampler), and the methods of ours above and below it."""
+    falls in (a sampler), and the methods of ours it explores more and less than (⪰, ⪯)."""
     out = []
     for subset, part in rule.subsets(rows).items():
         ours = finals(part, "ours")
@@ -169,20 +169,23 @@ def placement_table(rows: pd.DataFrame, rule: Rule, methods: Sequence[str]) -> p
             for c, members in enumerate(order.classes):
                 for m in members:
                     j = order.nodes.index(m)
-                    out.append(dict(subset=subset, metric=metric, source="ours", method=m,
-                                    placed=" ≈ ".join(members), layer=layers[c],
-                                    above=" ".join(n for i, n in enumerate(order.nodes)
-                                                   if order.closure[j, i]),
-                                    below=" ".join(n for i, n in enumerate(order.nodes)
-                                                   if order.closure[i, j])))  # fmt: skip
+                    more = [n for i, n in enumerate(order.nodes) if order.closure[j, i]]
+                    less = [n for i, n in enumerate(order.nodes) if order.closure[i, j]]
+                    out.append(
+                        dict(subset=subset, metric=metric, source="ours", method=m,
+                             placed=" ≈ ".join(members), layer=layers[c],
+                             more_than=" ".join(more), less_than=" ".join(less))
+                    )  # fmt: skip
             samplers = part.loc[part["source"] != "ours", ["source", "method"]].drop_duplicates()
             for source, method in samplers.itertuples(index=False):
                 runs = finals(part, source, method)
                 p = place(ours, runs, f"{source}:{method}", metric, rule, order)
-                out.append(dict(subset=subset, metric=metric, source=source, method=method,
-                                placed=p.verdict(),
-                                layer=min((layers[c] for c in p.classes), default=np.nan),
-                                above=" ".join(p.above), below=" ".join(p.below)))  # fmt: skip
+                layer = min((layers[c] for c in p.classes), default=np.nan)
+                out.append(
+                    dict(subset=subset, metric=metric, source=source, method=method,
+                         placed=p.verdict(), layer=layer, more_than=" ".join(p.more_than),
+                         less_than=" ".join(p.less_than))
+                )  # fmt: skip
     return pd.DataFrame(out)
 
 

@@ -78,14 +78,15 @@ def summary_table(summary: pd.DataFrame, placed: pd.DataFrame, subset: str) -> l
 
 
 def relations_table(placed: pd.DataFrame) -> list[str]:
-    """Markdown rows: each sampler's methods of ours above and below it, per subset and metric."""
-    out = ["| sampler | subset | metric | below it (it explores more) | above it |",
+    """Markdown rows: the methods of ours each sampler explores more and less than, per subset
+    and metric."""
+    out = ["| sampler | subset | metric | it explores more than | it explores less than |",
            "|---|---|---|---|---|"]  # fmt: skip
     samplers = placed[placed["source"] != "ours"]
     for _, r in samplers.sort_values(["source", "method", "subset", "metric"]).iterrows():
         out.append(
             f"| {label(r['source'], r['method'])} | {r['subset']} | {METRIC_NAMES[r['metric']]} "
-            f"| {r['above'] or '–'} | {r['below'] or '–'} |"
+            f"| {r['more_than'] or '–'} | {r['less_than'] or '–'} |"
         )
     return out
 
@@ -274,8 +275,8 @@ def render(
     lines += [
         "## Each sampler's relations to our methods",
         "",
-        "Our methods decided below a sampler (it explores more than they do) and above it, in "
-        "the joint closure; a dash: none.",
+        "The methods of ours each sampler was decided to explore more than (⪰) and less than "
+        "(⪯), in the joint closure; a dash: none.",
         "",
         *relations_table(placed),
         "",
