@@ -191,12 +191,17 @@ def placement_table(rows: pd.DataFrame, rule: Rule, methods: Sequence[str]) -> p
 
 def seed_summary(rows: pd.DataFrame, rule: Rule, level: float = 0.95) -> pd.DataFrame:
     """Per subset, source, method and metric: the mean over seeds of the per-seed mean over
-    the subset's problems, with a t interval over seeds (``n_seeds`` of them)."""
+    the subset's problems, with a t interval over seeds. Only seeds run on every problem of
+    the subset that the method was run on count (``n_seeds``), so each mean is over the same
+    problems."""
     from scipy import stats
 
     out = []
     for subset, part in rule.subsets(rows).items():
         for (source, method), grp in part.groupby(["source", "method"], sort=False):
+            n_problems = grp["problem"].nunique()
+            complete = grp.groupby("seed")["problem"].nunique() == n_problems
+            grp = grp[grp["seed"].isin(complete[complete].index)]
             per_seed = grp.groupby("seed")[list(METRICS)].mean()
             n = len(per_seed)
             row = dict(subset=subset, source=source, method=method, n_seeds=n,

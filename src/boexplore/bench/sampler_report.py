@@ -197,14 +197,19 @@ def render(
     """The Markdown page from the rows and the two tables made from them."""
     samplers = rows[rows["source"] != "ours"]
     measured = [p for p in problems if p in set(samplers["problem"])]
-    seeds = samplers.groupby(["source", "method"])["seed"].nunique()
-    ours_seeds = rows.loc[rows["source"] == "ours"].groupby("method")["seed"].nunique()
+    seeds = samplers.groupby(["source", "method", "problem"])["seed"].nunique()
+    ours_seeds = rows.loc[rows["source"] == "ours"].groupby(["method", "problem"])["seed"].nunique()
     cpu = samplers.groupby(["source", "method"])["cpu_s"].median()
     listed = ", ".join(
         f"{p} (d = {problems[p][1]}, {problems[p][2]} evaluations)" for p in measured
     )
     cpu_text = ", ".join(f"{label(*k)} {v:.2g}" for k, v in cpu.items())
-    seed_text = f"{seeds.min()}" if seeds.min() == seeds.max() else f"{seeds.min()}–{seeds.max()}"
+
+    def span(n: pd.Series) -> str:
+        return f"{n.min()}" if n.min() == n.max() else f"{n.min()}–{n.max()}"
+
+    short = ", ".join(f"{label(s, m)} on {p}, {n}" for (s, m, p), n in seeds.items()
+                      if n < seeds.max())  # fmt: skip
     lines = [
         "# Optuna's samplers and Ax's default strategy in the exploration taxonomy",
         "",
@@ -220,10 +225,13 @@ def render(
         "CmaEsSampler with their defaults, and Ax's default generation strategy (a `Client` with "
         "no strategy configured: the centre of the space and Sobol points, then its default "
         "BoTorch model), each seeded, "
-        f"{seed_text} seeds each, maximising {len(measured)} problems of the replicate tier at "
+        f"{seeds.max()} seeds each"
+        + (f" (fewer, where the CPU cap stopped the second pass: {short})" if short else "")
+        + ", "
+        f"maximising {len(measured)} problems of the replicate tier at "
         f"the tier's budget, one float parameter in [0, 1] per dimension: {listed}. Our methods "
         f"are the replicate tier's committed traces on the same problems and budgets "
-        f"({ours_seeds.min()}–{ours_seeds.max()} seeds), scored the same way. Median CPU "
+        f"({span(ours_seeds)} seeds), scored the same way. Median CPU "
         f"seconds of a run: {cpu_text}.",
         "",
         "Fixed before the runs that added Ax and the extra problems (our choice): every low-d "
@@ -270,7 +278,8 @@ def render(
         n = int(summary.loc[summary["subset"] == subset, "n_problems"].max())
         lines += [f"## {subset} problems ({n})", "",
                   "Means over the problems of each seed's final value, then over seeds "
-                  "(95 % t interval over seeds); most exploring by normalised OTSD first.", "",
+                  "(95 % t interval over seeds; a seed counts when it was run on every "
+                  "problem); most exploring by normalised OTSD first.", "",
                   *summary_table(summary, placed, subset), ""]  # fmt: skip
     lines += [
         "## Each sampler's relations to our methods",
