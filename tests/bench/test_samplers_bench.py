@@ -62,12 +62,15 @@ def test_a_tiny_run_writes_rows_tables_figure_and_page_and_resumes(tmp_path, cap
 
 
 @pytest.mark.slow
-def test_an_ax_run_is_its_default_strategy_seeded():
+def test_an_ax_run_is_its_default_strategy_seeded_and_gives_the_committed_row():
     pytest.importorskip("ax")
-    base = UniformOEBaseline(n_rep=4, seed=0)
-    one, two = (sb.run_sampler("lo_branin2", "ax", 3, base) for _ in range(2))
-    assert one["source"] == "ax" and one["otsd_norm"] == two["otsd_norm"]  # seeded: repeatable
-    assert one["oe_rel"] == two["oe_rel"]
+    row = sb.run_sampler("lo_branin2", "ax", 0, UniformOEBaseline(n_rep=16, seed=0))
+    rows = pd.read_csv(ROWS)
+    (committed,) = rows[(rows["source"] == "ax") & (rows["problem"] == "lo_branin2")
+                        & (rows["seed"] == 0)].itertuples()  # fmt: skip
+    assert row["source"] == "ax" and row["budget"] == 40
+    assert row["otsd_norm"] == pytest.approx(committed.otsd_norm, rel=1e-5)
+    assert row["oe_rel"] == pytest.approx(committed.oe_rel, rel=1e-5, abs=1e-5)
 
 
 def test_the_committed_page_and_tables_are_generated_from_the_committed_rows():
