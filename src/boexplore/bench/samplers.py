@@ -1,20 +1,36 @@
-"""Where Optuna's samplers sit beside our methods in exploration (our measurement, not a
-claim of either paper).
+"""Where Optuna's samplers and Ax's default strategy sit beside our methods in exploration
+(our measurement, not a claim of either paper): the runs.
 
-``python -m boexplore.bench.samplers --out docs/samplers-exploration.md`` (needs the
-``optuna`` and ``bo`` extras and ``pip install cmaes`` for CmaEsSampler)
+``python -m boexplore.bench.samplers`` (needs the ``optuna``, ``ax`` and ``bo`` extras and
+``pip install cmaes`` for CmaEsSampler) runs what is missing and re-renders the page
+(:mod:`boexplore.bench.sampler_report`); ``--report-only`` only re-renders it.
 
 Each Optuna sampler (``random``: RandomSampler, ``qmc``: QMCSampler (scrambled Sobol),
-``tpe``: TPESampler, ``cmaes``: CmaEsSampler, ``gp``: GPSampler; their defaults, seeded)
-maximises replicate-tier problems for the tier's budget, with one float parameter in
-[0, 1] per dimension, so a trial's parameters are its point as they stand. Per run: the
-final normalised OTSD (``otsd_norm``) and ``oe_rel``, the OE of all points (``oe_kl_all``)
-minus the mean OE of uniform random points of the same (d, N), as ``boexplore metrics``
-gives. Our methods' values are the committed replicate traces (``data/replicate/traces``)
-scored the same way. The page places every method by its normalised OTSD as a multiple of
-our random search's on the same problem; Optuna's RandomSampler is the control that should
-come out near 1. Rows go to ``<out>.csv`` as runs finish; a re-run skips the Optuna runs
-already there (``--fresh``: none), and ``--report-only`` re-renders the page from it.
+``tpe``: TPESampler, ``cmaes``: CmaEsSampler, ``gp``: GPSampler; their defaults, seeded) and
+Ax's default generation strategy (``ax``: a ``Client`` with no generation strategy
+configured, seeded by ``Client(random_seed=seed)``: the centre of the space and Sobol points,
+then its default BoTorch model) maximises replicate-tier problems for the tier's budget,
+with one float parameter in [0, 1] per dimension, so a trial's parameters are its point as
+they stand. Per run: the final normalised OTSD (``otsd_norm``) and ``oe_rel``, the OE of all
+points (``oe_kl_all``) minus the mean OE of uniform random points of the same (d, N), as
+``boexplore metrics`` gives. Our methods' values are the committed replicate traces
+(``data/replicate/traces``) scored the same way.
+
+Which runs (fixed before the runs that added Ax and the extra problems, 2026-12-07): the six
+low-d problems of the replicate tier and its three high-d problems of d = 50-60 with a
+synthetic objective, each at the tier's budget (the budget of our methods' committed
+traces). Seeds: a first pass of 5 seeds on every problem (``--seeds 5``), then a second
+adding seeds 5-7 (``--seeds 8``, the seeds of our methods: the replicate tier's power
+analysis decides a standardised effect of 1.5 with probability 0.93 at 8 seeds, 0.20 at 5)
+with ``--cpu-cap`` set so that all runs together stay within about 40 CPU-minutes. The
+d = 100 problems and the rover are not run: GPSampler and Ax cost most there, and three
+high-d problems already let the taxonomy's 2/3 rule decide. The runs go low-d first, then
+``hi_hartmann6_d50``, ``hi_rosenbrock50_core``, ``hi_ackley60_core``; ``--cpu-cap`` (CPU
+seconds of this invocation's runs): once passed, no new run starts on the next high-d
+problems (a problem keeps the seeds it has), and the page lists the problems measured.
+Rows go to ``--rows`` as runs finish; a re-run skips the runs already there (``--fresh``:
+none); ``--add-rows`` takes in the rows of another invocation (run beside this one with its
+own ``--rows``, e.g. other seeds via ``--seed-start``).
 """
 
 from __future__ import annotations
@@ -34,15 +50,26 @@ from boexplore.metrics.scoring import metrics_table, x_columns
 PROBLEMS: dict[str, tuple[str, int, int]] = {
     "lo_branin2": ("branin", 2, 40),
     "lo_hartmann3_core": ("hartmann", 3, 40),
+    "lo_levy4_core": ("levy", 4, 40),
     "lo_michalewicz5": ("michalewicz", 5, 50),
+    "lo_ackley5_core": ("ackley", 5, 50),
+    "lo_hartmann6": ("hartmann", 6, 60),
     "hi_hartmann6_d50": ("hartmann6_embedded", 50, 30),
+    "hi_rosenbrock50_core": ("rosenbrock", 50, 30),
+    "hi_ackley60_core": ("ackley", 60, 30),
 }
-SAMPLERS = ("random", "qmc", "tpe", "cmaes", "gp")
+#: Optuna's samplers, then Ax's default generation strategy.
+SAMPLERS = ("random", "qmc", "tpe", "cmaes", "gp", "ax")
 #: Our methods shown beside the samplers (replicate-tier method names).
-OURS = ("random", "ts", "ts_raasp", "logei", "logei_tr", "ucb", "ucb_high", "ucb_low", "pi",
-        "greedy", "mes")  # fmt: skip
+#: The labels of the replicate analysis' ``groups`` (the paper's order, TS and the one UCB):
+#: the methods the placement classifies the samplers against.
+OURS = ("random", "ucb_high", "mes", "logei", "pi", "ucb_low", "greedy", "ts", "ts_polish", "ucb")
 COLUMNS = ("source", "problem", "d", "budget", "method", "seed", "otsd_norm", "oe_rel", "cpu_s")
 TRACES = Path("data/replicate/traces")
+ROWS = Path("data/samplers/tables/samplers_runs.csv")
+PAGE = Path("docs/samplers-exploration.md")
+FIGURE = Path("figures/samplers/samplers_exploration.png")
+COMMAND = "python -m boexplore.bench.samplers"
 
 
 def make_sampler(name: str, seed: int):
@@ -69,6 +96,13 @@ def final_metrics(X: np.ndarray, baseline: UniformOEBaseline) -> tuple[float, fl
 
 
 def run_sampler(problem: str, sampler: str, seed: int, baseline: UniformOEBaseline) -> dict:
+    """One run of ``sampler`` (Optuna's, or ``ax``) on ``problem``; its row of :data:`COLUMNS`."""
+    if sampler == "ax":
+        return run_ax(problem, seed, baseline)
+    return run_optuna(problem, sampler, seed, baseline)
+
+
+def run_optuna(problem: str, sampler: str, seed: int, baseline: UniformOEBaseline) -> dict:
     """One Optuna study of ``sampler`` on ``problem``; its row of :data:`COLUMNS`."""
     import warnings
 
@@ -97,6 +131,47 @@ def run_sampler(problem: str, sampler: str, seed: int, baseline: UniformOEBaseli
                 seed=seed, otsd_norm=otsd_norm, oe_rel=oe_rel, cpu_s=cpu)  # fmt: skip
 
 
+def run_ax(problem: str, seed: int, baseline: UniformOEBaseline) -> dict:
+    """One Ax ``Client`` loop with its default generation strategy on ``problem``; its row.
+    Raises RuntimeError when the loop's last trial was not made by the BoTorch model (then it
+    is not the strategy this row claims to measure)."""
+    import logging
+    import warnings
+
+    from ax.api.client import Client
+    from ax.api.configs import RangeParameterConfig
+
+    from boexplore.integrations.ax import experiment_points
+    from boexplore.integrations.ax.live import experiment_of
+    from boexplore.problems import get_problem
+
+    name, d, budget = PROBLEMS[problem]
+    f = get_problem(name, dim=d)
+    keys = [f"x_{i:03d}" for i in range(d)]
+    logging.getLogger("ax").setLevel(logging.ERROR)
+    start = time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        client = Client(random_seed=seed)
+        space = [RangeParameterConfig(name=k, bounds=(0.0, 1.0), parameter_type="float")
+                 for k in keys]  # fmt: skip
+        client.configure_experiment(name=f"{problem}_{seed}", parameters=space)
+        client.configure_optimization(objective="y")  # maximised
+        for _ in range(budget):
+            for index, params in client.get_next_trials(max_trials=1).items():
+                x = np.array([params[k] for k in keys])
+                y = float(f.evaluate_noiseless(x[None, :])[0])
+                client.complete_trial(trial_index=index, raw_data={"y": y})
+    cpu = time.process_time() - start
+    nodes = client.summarize()["generation_node"].tolist()
+    if len(nodes) != budget or "MBM" not in nodes[-1]:
+        raise RuntimeError(f"Ax run {problem} seed {seed}: generation nodes {nodes}")
+    X = experiment_points(experiment_of(client)).X  # trial-index order, [0, 1] already
+    otsd_norm, oe_rel = final_metrics(X, baseline)
+    return dict(source="ax", problem=problem, d=d, budget=budget, method="ax", seed=seed,
+                otsd_norm=otsd_norm, oe_rel=oe_rel, cpu_s=cpu)  # fmt: skip
+
+
 def our_rows(problem: str, methods: Sequence[str], baseline: UniformOEBaseline,
              traces: Path = TRACES) -> list[dict]:  # fmt: skip
     """Rows of our methods' committed traces on ``problem`` (every seed there); a method
@@ -119,118 +194,62 @@ def our_rows(problem: str, methods: Sequence[str], baseline: UniformOEBaseline,
     return rows
 
 
-def placement(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per (source, method) and problem: mean normalised OTSD over our random search's, and
-    mean oe_rel; rows ordered by the median multiple across problems (most exploring first)."""
-    means = rows.groupby(["source", "method", "problem"])[["otsd_norm", "oe_rel"]].mean()
-    random = means.loc[("ours", "random")]["otsd_norm"]
-    ratio = means["otsd_norm"] / random.reindex(means.index.get_level_values("problem")).values
-    wide = pd.concat(
-        {"x random": ratio.unstack("problem"), "oe_rel": means["oe_rel"].unstack("problem")}, axis=1
-    )
-    order = wide["x random"].median(axis=1).sort_values(ascending=False).index
-    return wide.loc[order]
-
-
-def render(rows: pd.DataFrame, command: str) -> str:
-    """The Markdown page: what was run, and the placement tables."""
-    wide = placement(rows)
-    problems = [p for p in PROBLEMS if p in set(rows["problem"])]
-    seeds = rows.groupby("source")["seed"].nunique().to_dict()
-    cpu = rows.loc[rows["source"] == "optuna"].groupby("method")["cpu_s"].sum()
-
-    def label(idx: tuple[str, str]) -> str:
-        source, method = idx
-        return f"**{method}** (Optuna)" if source == "optuna" else method
-
-    def table(kind: str, fmt: str) -> list[str]:
-        head = "| method | " + " | ".join(
-            f"{p} (d = {PROBLEMS[p][1]}, {PROBLEMS[p][2]} ev.)" for p in problems
-        )
-        out = [head + " |", "|---|" + "---:|" * len(problems)]
-        for idx, row in wide[kind].iterrows():
-            cells = " | ".join("" if np.isnan(row[p]) else format(row[p], fmt) for p in problems)
-            out.append(f"| {label(idx)} | {cells} |")
-        return out
-
-    lines = [
-        "# Optuna's samplers by exploration, beside paper 1's methods",
-        "",
-        "*Our measurement, not a claim of either paper.* Where the samplers most Optuna users "
-        "run sit beside the acquisition functions of paper 1, by the two exploration metrics. "
-        f"Made by `{command}` (method: `boexplore.bench.samplers`); rows in "
-        "[samplers-exploration.csv](samplers-exploration.csv).",
-        "",
-        f"Optuna samplers: {seeds.get('optuna', 0)} seeds each, their defaults; our methods: "
-        f"the committed replicate traces ({seeds.get('ours', 0)} seeds). Every problem is "
-        "maximised for the replicate tier's budget, one float parameter in [0, 1] per "
-        "dimension. CPU seconds of all Optuna runs per sampler: "
-        + ", ".join(f"{m} {s:.0f}" for m, s in cpu.items())
-        + ".",
-        "",
-        "## Normalised OTSD as a multiple of our random search's",
-        "",
-        "Mean final OTSD / Ψ(d, T) over seeds, divided by random search's on the same problem: "
-        "above 1 spreads its points more than uniform random search, far below 1 "
-        "concentrates them. Rows: most exploring first (median over the problems). Optuna's "
-        "RandomSampler is the control: it draws uniform points too, so it should be near 1.",
-        "",
-        *table("x random", ".2f"),
-        "",
-        "A blank cell: no committed traces of that method on that problem.",
-        "",
-        "## OE relative to uniform random points",
-        "",
-        "Mean final OE of all points minus the mean OE of uniform random points of the same "
-        "(d, N) (`oe_rel` of `boexplore metrics`): near 0 spreads like random, negative "
-        "concentrates.",
-        "",
-        *table("oe_rel", ".2f"),
-        "",
-        "Ax's default strategy is not in these tables: its model-based steps cost more CPU "
-        "than this study's budget allows; measure one of your own Ax experiments with "
-        "[Measure your own loop](measure-your-loop.md).",
-        "",
-    ]
-    return "\n".join(lines)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
     parser.add_argument("--samplers", nargs="+", default=list(SAMPLERS), choices=SAMPLERS)
     parser.add_argument("--methods", nargs="+", default=list(OURS), help="our methods shown")
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=5, help="run seeds below this")
+    parser.add_argument("--seed-start", type=int, default=0, help="the first seed run")
+    parser.add_argument("--add-rows", type=Path, nargs="*", default=[],
+                        help="other runs' rows (CSV, e.g. of a parallel invocation) to take in; "
+                        "a run already in the rows is kept as it is")  # fmt: skip
     parser.add_argument("--traces", type=Path, default=TRACES)
-    parser.add_argument("--out", type=Path, default=Path("docs/samplers-exploration.md"))
-    parser.add_argument("--report-only", action="store_true", help="re-render from the CSV")
+    parser.add_argument("--rows", type=Path, default=ROWS, help="the per-run rows (CSV)")
+    parser.add_argument("--out", type=Path, default=PAGE, help="the Markdown page")
+    parser.add_argument("--figure", type=Path, default=FIGURE, help="the figure (.png)")
+    parser.add_argument("--cpu-cap", type=float, default=None,
+                        help="CPU seconds of this invocation's runs after which no new run "
+                        "starts on a high-d problem")  # fmt: skip
+    parser.add_argument("--report-only", action="store_true", help="re-render from the rows")
     parser.add_argument("--fresh", action="store_true", help="ignore the rows of an earlier run")
     args = parser.parse_args(argv)
-    csv = args.out.with_suffix(".csv")
-    command = "python -m boexplore.bench.samplers" + (
-        f" --seeds {args.seeds}" if args.seeds != 5 else ""
-    )
     if not args.report_only:
         baseline = UniformOEBaseline(n_rep=16, seed=0)
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        done = pd.read_csv(csv) if csv.exists() and not args.fresh else None
-        rows = [] if done is None else done[done["source"] == "optuna"].to_dict("records")
-        have = {(r["problem"], r["method"], r["seed"]) for r in rows}  # ours: re-scored
+        args.rows.parent.mkdir(parents=True, exist_ok=True)
+        done = pd.read_csv(args.rows) if args.rows.exists() and not args.fresh else None
+        if done is not None:  # our rows of these problems are scored again below
+            done = done[(done["source"] != "ours") | ~done["problem"].isin(args.problems)]
+        rows = [] if done is None else done.to_dict("records")
+        have = {(r["problem"], r["method"], r["seed"]) for r in rows if r["source"] != "ours"}
+        for path in args.add_rows:
+            for r in pd.read_csv(path).to_dict("records"):
+                key = (r["problem"], r["method"], r["seed"])
+                if r["source"] != "ours" and key not in have:
+                    rows.append(r)
+                    have.add(key)
+        spent = 0.0
         for problem in args.problems:
             rows += our_rows(problem, args.methods, baseline, args.traces)
+            if args.cpu_cap is not None and PROBLEMS[problem][1] >= 50 and spent > args.cpu_cap:
+                print(f"{problem}: no new runs, {spent:.0f} CPU-s spent > --cpu-cap {args.cpu_cap}")
+                continue
             for sampler in args.samplers:
-                for seed in range(args.seeds):
+                for seed in range(args.seed_start, args.seeds):
                     if (problem, sampler, seed) in have:
                         continue
                     rows.append(run_sampler(problem, sampler, seed, baseline))
+                    spent += rows[-1]["cpu_s"]
                     print(f"{problem} {sampler} seed {seed}: {rows[-1]['cpu_s']:.1f} s CPU")
                     frame = pd.DataFrame(rows, columns=list(COLUMNS))
-                    frame.to_csv(csv, index=False, float_format="%.6g")  # resumable
+                    frame.to_csv(args.rows, index=False, float_format="%.6g")  # resumable
         frame = pd.DataFrame(rows, columns=list(COLUMNS))
         frame = frame.sort_values(["source", "problem", "method", "seed"], kind="stable")
-        frame.to_csv(csv, index=False, float_format="%.6g")
-    args.out.write_text(render(pd.read_csv(csv), command), encoding="utf-8")
-    print(f"wrote {csv} and {args.out}")
+        frame.to_csv(args.rows, index=False, float_format="%.6g")
+    from boexplore.bench.sampler_report import write_report
+
+    write_report(args.rows, args.out, args.figure, COMMAND, PROBLEMS, args.methods)
+    print(f"wrote {args.rows}, {args.out} and {args.figure}")
     return 0
 
 

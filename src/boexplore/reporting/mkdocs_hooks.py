@@ -44,6 +44,7 @@ FIGURE_RUNS = (
     "replicate-long",
     "replicate-beyond-d",
     "replicate-decide",
+    "samplers",
 )
 SUFFIXES = (".png", ".pdf", ".json")
 WIDE_CLASS = "boexplore-wide"
