@@ -62,7 +62,7 @@ from boexplore.reporting.tier_text import (
     tier_scope,
     uses_table,
 )
-from boexplore.reporting.verdict_matrix import verdict_matrix
+from boexplore.reporting.verdict_matrix import PAPER1, PAPER2, verdict_matrix
 from boexplore.reporting.verify_text import rerun_text, verify_claims_short, verify_claims_text
 from boexplore.reporting.wide_tables import coverage_summary
 
@@ -297,6 +297,8 @@ def _table_file(tier: str, name: str) -> Callable[[Path], str]:
 RENDERERS: dict[str, Callable[[Path], str]] = {
     "verdict-matrix": verdict_matrix,
     "verdict-matrix-readme": lambda repo: verdict_matrix(repo, link_prefix="docs/"),
+    "verdict-matrix-paper1": lambda repo: verdict_matrix(repo, papers=[PAPER1]),
+    "verdict-matrix-paper2": lambda repo: verdict_matrix(repo, papers=[PAPER2]),
     "paper1-replicate": _claims("replicate", 1),
     "paper1-default": _claims("default", 1),
     "scope-replicate": lambda repo: tier_scope(repo, "replicate"),
