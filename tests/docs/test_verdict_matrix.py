@@ -69,7 +69,9 @@ def test_a_row_label_is_the_statistics_trailing_parentheses() -> None:
     assert vm.row_label("Spearman(x, y), dynamic runs") == "Spearman(x, y), dynamic runs"
 
 
-def test_a_tier_of_several_sources_takes_each_claim_from_the_first_that_has_it(tmp_path: Path) -> None:
+def test_a_tier_of_several_sources_takes_each_claim_from_the_first_that_has_it(
+    tmp_path: Path,
+) -> None:
     _table(tmp_path, "t", [("P2-C1", "", "not reproduced"), ("P2-C4", "", "reproduced")], "old.csv")
     rerun = tmp_path / "data" / "t" / "checks" / "new.csv"
     rerun.parent.mkdir(parents=True)
@@ -191,3 +193,21 @@ def test_every_cell_of_a_markdown_table_gets_its_heading() -> None:
     assert '<td data-label="claim">P1-C1</td>' in out
     assert '<td data-label="a &amp; b" style="x">1</td>' in out
     assert '<table class="verdict-matrix__table"><tr><td>kept</td></tr></table>' in out
+
+
+def test_paper2s_page_table_shows_the_view_columns_when_a_table_has_them(tmp_path: Path) -> None:
+    from boexplore.reporting.results_text import paper2_table
+
+    rows = pd.DataFrame({"claim_id": ["P2-C2"] * 2, "statistic": ["d (a)", "d (b)"],
+                         "value": [1.0, 2.0], "ci_low": [0, 0], "ci_high": [2, 3],
+                         "verdict": ["reproduced"] * 2})  # fmt: skip
+    rows.to_csv(tmp_path / "plain.csv", index=False)
+    assert "left out" not in paper2_table(tmp_path / "plain.csv")  # the committed default table
+    rows.assign(lopo=["same without the other problem", "changes without a → undecidable"]).to_csv(
+        tmp_path / "views.csv", index=False
+    )
+    table = paper2_table(tmp_path / "views.csv").splitlines()
+    assert table[0].endswith("| verdict | one problem left out |")
+    assert table[2].endswith(
+        "| a: same without the other problem; b: changes without a → undecidable |"
+    )

@@ -247,7 +247,12 @@ def paper2_table(csv: Path) -> str:
             stat, problem, arm = m["stat"], m["problem"], m["arm"] or ""
             stat += f" ({m['rule']})" if m["rule"] else ""
         groups.setdefault((row.claim_id, stat), []).append((problem, arm, row))
-    lines = ["| claim | statistic | value | verdict |", "|---|---|---|---|"]
+    views = [c for c in ("lopo", "settings_range") if c in df.columns]  # paper 1's columns
+    heads = {"lopo": "one problem left out", "settings_range": "over our settings"}
+    lines = [
+        "| claim | statistic | value | verdict |" + "".join(f" {heads[c]} |" for c in views),
+        "|---|---|---|---|" + "---|" * len(views),
+    ]
     for (claim, stat), arms in groups.items():
         # a statistic measured on several arms (ablations) per problem names the arm too
         several = len({arm for _, arm, _ in arms}) > 1
@@ -267,8 +272,18 @@ def paper2_table(csv: Path) -> str:
             verdict = "; ".join(
                 f"{verdict_text(v)}: {', '.join(ps)}" for v, ps in by_verdict.items()
             )
-        lines.append(f"| {claim} | {cell(stat)} | {cell(value)} | {cell(verdict)} |")
+        line = f"| {claim} | {cell(stat)} | {cell(value)} | {cell(verdict)} |"
+        lines.append(line + "".join(f" {cell(paper2_view(rows, c))} |" for c in views))
     return "\n".join(lines)
+
+
+def paper2_view(rows: list[tuple[str, pd.Series]], column: str) -> str:
+    """One view column (``lopo``, ``settings_range``) over a statistic's rows: the text when
+    every row reads the same, else each problem's own."""
+    texts = {p: str(r[column]) for p, r in rows if has_value(r, column)}
+    if len(set(texts.values())) <= 1:
+        return next(iter(texts.values()), "")
+    return "; ".join(f"{p}: {t}" for p, t in texts.items())
 
 
 # --- registry -------------------------------------------------------------------------------------

@@ -183,7 +183,9 @@ def _cell(rows: list[pd.Series], origin: str) -> Cell:
     return Cell(tuple((w, c, counts[(w, c)]) for w, c in seen), title + where)
 
 
-def tier_cells(table: pd.DataFrame, origins: dict[str, str] | None = None) -> dict[tuple[str, str], Cell]:
+def tier_cells(
+    table: pd.DataFrame, origins: dict[str, str] | None = None
+) -> dict[tuple[str, str], Cell]:
     """Per (claim, variant): the cell of a tier's claims table; several rows of one claim (one
     per problem or statistic) give one word when they agree, a count per word otherwise.
     ``origins`` names, per claim id, the file a claim's rows came from (multi-source tiers)."""
@@ -194,7 +196,9 @@ def tier_cells(table: pd.DataFrame, origins: dict[str, str] | None = None) -> di
     return {key: _cell(rows, origins.get(key[0], "")) for key, rows in groups.items()}
 
 
-def read_tier(repo: Path, tier: MatrixTier, table: str) -> tuple[pd.DataFrame, dict[str, str]] | None:
+def read_tier(
+    repo: Path, tier: MatrixTier, table: str
+) -> tuple[pd.DataFrame, dict[str, str]] | None:
     """A tier's rows (``None`` when none of its sources is committed) and, for a tier of
     several sources, the source each claim's rows came from."""
     sources = tier.sources or (f"tables/{table}",)
@@ -310,7 +314,10 @@ def rows_html(repo: Path, rows: MatrixRows, link_prefix: str = "") -> list[str]:
             cell = column.cells.get(key)
             if cell is None:
                 word, css = ABSENT
-                cell = Cell(((word, css, 0),), f"no row in the {column.name} {'column' if column.band else 'tier'}")
+                cell = Cell(
+                    ((word, css, 0),),
+                    f"no row in the {column.name} {'column' if column.band else 'tier'}",
+                )
             tds.append(cell.html(column.name))
         lines.append(f"<tr><td>{_claim_cell(key, statements[key], rows)}</td>{''.join(tds)}</tr>")
     lines.append("</tbody>")
