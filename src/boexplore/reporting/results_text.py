@@ -5,7 +5,7 @@ this module: :data:`RENDERERS` maps ``NAME`` to a function of the repository roo
 returns the text (a Markdown table, or an inline phrase such as a measured time); a region
 named ``figure.<tier>.<name>`` is a committed figure with its caption
 (:mod:`boexplore.reporting.figure_text`), and ``verdict-matrix`` the claims × tiers matrix
-(:mod:`boexplore.reporting.verdict_matrix`). Sources:
+(:mod:`boexplore.reporting.verdict_matrix`; ``verdict-matrix-paper1`` / ``-paper2`` one paper's). Sources:
 
 * ``data/<tier>/tables/claims_paper{1,2}.csv`` — the committed claims tables of a tier
   (``replicate``: the data release; ``default``: copied from a finished default run with
