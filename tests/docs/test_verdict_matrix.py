@@ -211,3 +211,22 @@ def test_paper2s_page_table_shows_the_view_columns_when_a_table_has_them(tmp_pat
     assert table[2].endswith(
         "| a: same without the other problem; b: changes without a → undecidable |"
     )
+
+
+def test_a_table_of_parts_by_band_reads_its_decision_column(tmp_path: Path) -> None:
+    """``claims_paper1_bands.csv``'s shape: one row per claim part and band, ``decision``
+    instead of ``verdict``, no statement (it comes from the tier that has one)."""
+    path = tmp_path / "data" / "b" / "tables" / "bands.csv"
+    path.parent.mkdir(parents=True)
+    pd.DataFrame({"claim_id": ["P1-C3"] * 3, "variant": "", "part": ["a ⪰ b", "b ⪰ c", "a ⪰ b"],
+                  "band": ["50-60", "50-60", "100"],
+                  "decision": ["reproduced", "not reproduced", "undecided"]}).to_csv(path, index=False)  # fmt: skip
+    _table(tmp_path, "a", [("P1-C3", "", "not reproduced")])
+    tiers = (vm.MatrixTier("b", "d band", "b.md", sources=("tables/bands.csv",)),
+             vm.MatrixTier("a", "ay", "a.md"))  # fmt: skip
+    html = vm.verdict_matrix(tmp_path, papers=[vm.MatrixRows("Paper 1", "c.csv", tiers)])
+    row = next(line for line in html.splitlines() if "<strong>P1-C3" in line)
+    assert "P1-C3</strong> P1-C3 says so." in row  # the statement of the tier that has one
+    assert 'title="a ⪰ b: reproduced; b ⪰ c: not reproduced">1 reproduced<' in row
+    assert re.findall(r'data-tier="([^"]+)"><span class="verdict verdict-([\w-]+)"', row) == [
+        ("d band 50-60", "reproduced"), ("d band 100", "undecidable"), ("ay", "not-reproduced")]  # fmt: skip

@@ -24,10 +24,11 @@ hooks, each a field of a declaration and nothing else:
   2's default column reads its re-run under the current rules first and the committed default
   table for the claims that re-run did not decide again.
 * **Per-band columns** (:data:`BAND`): a source with a ``band`` column (long format: one row
-  per claim and band, e.g. paper 1's beyond-d rows by band of d: ``2-6``, ``50-60``, ``100``,
-  ``180``) becomes a column group, the tier's label over one sub-column per band in the order
-  the bands first appear. The band label is free text; the verdict column is read as
-  everywhere else. Declare it as one more tier, e.g. ``MatrixTier("replicate-beyond-d",
+  per claim, or claim part, and band, e.g. paper 1's parts by band of d in
+  ``claims_paper1_bands.csv``: ``2-6``, ``50-60``, ``100``, ``180``) becomes a column group, the tier's label over one sub-column per band in the order
+  the bands first appear. The band label is free text; the verdict is read from ``verdict``,
+  or ``decision`` in a table of parts (:data:`VERDICT_COLUMNS`), and a claim's several parts
+  in one band are counted per verdict like paper 2's problems. Declare it as one more tier, e.g. ``MatrixTier("replicate-beyond-d",
   "d band", "results-paper1-beyond-d.md", sources=("tables/claims_paper1_dband.csv",))``.
 """
 
@@ -165,17 +166,28 @@ class Cell:
         return f'<td data-tier="{html.escape(tier)}">{spans}</td>'
 
 
+#: The column a row's verdict is read from, first present wins: the claims tables' ``verdict``,
+#: or the ``decision`` of a table of claim parts (``claims_paper1_bands.csv``).
+VERDICT_COLUMNS = ("verdict", "decision")
+#: The column that names one of a claim's rows in the hover text, first present wins.
+LABEL_COLUMNS = ("statistic", "part")
+
+
+def _first(row: pd.Series, columns: Sequence[str]) -> object:
+    return next((row[c] for c in columns if c in row.index and not pd.isna(row[c])), "")
+
+
 def _cell(rows: list[pd.Series], origin: str) -> Cell:
     """One claim's rows in one column: one word when they agree, else a count per word; the
     title gives each row's full verdict (named by :func:`row_label`) unless all are equal."""
-    verdicts = [" ".join(str(r["verdict"]).split()) for r in rows]
+    verdicts = [" ".join(str(_first(r, VERDICT_COLUMNS)).split()) for r in rows]
     words = [verdict_word(v) for v in verdicts]
     where = f" (from {origin})" if origin else ""
     if len(set(verdicts)) == 1:
         title = verdicts[0] if len(rows) == 1 else f"{verdicts[0]} on all {len(rows)}"
     else:
         title = "; ".join(
-            f"{row_label(r.get('statistic', '')) or f'row {i}'}: {v}"
+            f"{row_label(_first(r, LABEL_COLUMNS)) or f'row {i}'}: {v}"
             for i, (r, v) in enumerate(zip(rows, verdicts, strict=True), 1)
         )
     counts = Counter(words)
@@ -248,7 +260,8 @@ def _statements(tables: Sequence[pd.DataFrame]) -> dict[tuple[str, str], str]:
     for table in tables:
         for _, row in table.iterrows():
             text = "" if pd.isna(row.get("claim")) else " ".join(str(row["claim"]).split())
-            out.setdefault(_key(row), text)
+            if text or _key(row) not in out:  # a table without statements (parts) yields
+                out[_key(row)] = out.get(_key(row)) or text
     return out
 
 
