@@ -1,5 +1,6 @@
-"""``bench.kg --device cuda``: refused with a message where there is no GPU, and its table code
-(columns, speed-ups, the gain-rule decision) exercised with the GPU column on the CPU."""
+"""``bench.kg_device``: refused with a message where there is no GPU, its command built on
+``bench.kg``'s arguments, and its table code (columns, speed-ups, the gain-rule decision)
+exercised with the GPU column on the CPU."""
 
 from __future__ import annotations
 
@@ -15,16 +16,38 @@ pytestmark = pytest.mark.usefixtures("quiet_single_thread")
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
-def test_device_cuda_without_a_gpu_exits_with_a_message(tmp_path, capsys):
+def test_without_a_gpu_it_exits_with_a_message(tmp_path, capsys):
     out = tmp_path / "kg-gpu.md"
-    assert kg.main(["--device", "cuda", "--problems", "branin:2", "--out", str(out)]) == 2
+    assert kg_device.main(["--problems", "branin:2", "--out", str(out)]) == 2
     assert "needs a CUDA GPU" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 
-def test_device_cuda_refuses_the_sequential_options():
+@pytest.mark.parametrize("option", ["--sequential", "--warm", "--control"])
+def test_it_refuses_the_options_of_the_cpu_study_it_does_not_run(option, capsys):
+    with pytest.raises(SystemExit) as refused:
+        kg_device.main([option])
+    assert refused.value.code == 2
+    assert "Sobol states with its own control column" in capsys.readouterr().err
+
+
+def test_it_parses_bench_kg_arguments_under_its_own_defaults(monkeypatch):
+    parsed = []
+    monkeypatch.setattr(kg_device, "run_cli", lambda args: parsed.append(args) or 0)
+    assert kg_device.main(["--seeds", "2", "--no-reference"]) == 0
+    (args,) = parsed
+    assert args.sizes == [100, 300, 500] and str(args.out) == "docs/kg-gpu.md"
+    assert args.seeds == 2 and args.no_reference  # bench.kg's options
+    assert args.problems == kg.build_parser("d").parse_args([]).problems
+    assert not hasattr(args, "device")  # the device is the command, not an option
     with pytest.raises(SystemExit):
-        kg.main(["--device", "cuda", "--sequential"])
+        kg_device.main(["--device", "cuda"])
+
+
+def test_bench_kg_points_device_cuda_to_the_gpu_command(tmp_path, capsys):
+    assert kg.main(["--device", "cuda", "--out", str(tmp_path / "x.md")]) == 2
+    assert "python -m boexplore.bench.kg_device" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.fixture(scope="module")
@@ -52,5 +75,5 @@ def test_report_has_speedups_and_the_gain_rule_decision(rows, tmp_path):
     csv = tmp_path / "a.csv"
     rows.to_csv(csv, index=False)
     out = tmp_path / "report.md"
-    assert kg.main(["--device", "cuda", "--report", str(csv), "--out", str(out)]) == 0
+    assert kg_device.main(["--report", str(csv), "--out", str(out)]) == 0
     assert "| branin | 2 | 8 | cuda | 2 |" in out.read_text()

@@ -53,6 +53,8 @@ ANALYSIS_OUTPUTS = (
         f"{TABLES}/claims_paper1_budget.csv",
         f"{TABLES}/claims_paper1_sensitivity.csv",
         f"{TABLES}/claims_paper1_activity.csv",
+        f"{TABLES}/claims_paper1_bands.csv",
+        f"{TABLES}/claims_paper1_bands.md",
         P1_TOURS,
     ]
     + [f"{FIGURES}/{name}.{ext}" for name in P1_FIGURE_INPUTS for ext in ("png", "pdf", "json")]
@@ -85,6 +87,26 @@ rule paper1_analysis:
         ENV
     script:
         "../scripts/analysis_paper1.py"
+
+
+rule paper1_bands:
+    input:
+        units=f"{TABLES}/claims_paper1_units.csv",
+    output:
+        csv=f"{TABLES}/claims_paper1_bands.csv",
+        md=f"{TABLES}/claims_paper1_bands.md",
+    params:
+        analysis=report_param(config.get("analysis"), "analysis"),
+        budgets={p: problem_design(config, p)[1] for p in config["problems"]},
+        tier=config["run_name"],
+    log:
+        f"{LOGS}/analysis/paper1_bands.log",
+    threads: 1
+    localrule: True
+    conda:
+        ENV
+    script:
+        "../scripts/claims_bands.py"
 
 
 rule paper1_tour_quality:

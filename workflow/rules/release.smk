@@ -12,6 +12,8 @@ RELEASE_TABLE_NAMES = [
     "claims_paper1_budget.csv",
     "claims_paper1_sensitivity.csv",
     "claims_paper1_activity.csv",
+    "claims_paper1_bands.csv",
+    "claims_paper1_bands.md",
     "runs_summary.csv",
     "bounds_summary.csv",
     "paper1_tour_quality.csv",

@@ -103,8 +103,8 @@ a loaded two-core machine; the verdict is on those 24.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
+import sys
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -131,6 +131,8 @@ DEFAULT_PROBLEMS = ("branin:2", "hartmann:6", "ackley:10")
 #: the current settings (95 % t interval) stays below this share of the achievable KG gain.
 SHORTFALL_MARGIN = 0.10
 DEFAULT_SIZES = (15, 40)
+DEFAULT_OUT = Path("docs/kg-speed.md")
+DEFAULT_TITLE = "qKG step: CPU and knowledge gradient reached"
 KEY = ["problem", "dim", "n", "seed", "column"]
 STATE = ["problem", "dim", "n", "seed"]
 #: Second rule (fixed before the effort/2 confirmatory column ran): per problem, the mean KG
@@ -705,13 +707,16 @@ def _backfill_v0(rows: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def build_parser(description: str, sizes: Sequence[int] = DEFAULT_SIZES,
+                 out: Path = DEFAULT_OUT, title: str = DEFAULT_TITLE) -> argparse.ArgumentParser:  # fmt: skip
+    """The study's arguments with these defaults; a study built on this one (the GPU
+    comparison) parses the same arguments under its own defaults and refuses what it does not
+    run."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--problems", nargs="+", type=parse_problem_arg,
                         default=[parse_problem_arg(p) for p in DEFAULT_PROBLEMS])  # fmt: skip
-    parser.add_argument("--sizes", nargs="+", type=int, default=None,
-                        help=f"state sizes n (default {DEFAULT_SIZES}; with --device cuda "
-                             "100 300 500)")  # fmt: skip
+    parser.add_argument("--sizes", nargs="+", type=int, default=list(sizes),
+                        help=f"state sizes n (default {' '.join(map(str, sizes))})")  # fmt: skip
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--seed-start", type=int, default=0,
                         help="first state seed (a confirmatory set on states the pilot never saw)")  # fmt: skip
@@ -727,29 +732,33 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"add the {WARM!r} column (kg_warm_start; needs --sequential)")  # fmt: skip
     parser.add_argument("--fantasy-cache", action="store_true",
                         help=f"add the {FANTASY_CACHE!r} column (kg_fantasy_cache)")  # fmt: skip
-    parser.add_argument("--out", type=Path, default=None,
-                        help="default docs/kg-speed.md (--device cuda: docs/kg-gpu.md)")  # fmt: skip
-    parser.add_argument("--title", default=None)
-    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
-                        help="cuda: the current settings' step on the CPU vs on a GPU "
-                             "(boexplore.bench.kg_device; needs a CUDA GPU)")  # fmt: skip
+    parser.add_argument("--out", type=Path, default=out, help=f"default {out}")
+    parser.add_argument("--title", default=title)
     parser.add_argument("--report", nargs="+", type=Path, default=None, metavar="CSV",
                         help="write --out from these result tables (e.g. parallel shards) "
                              "and run nothing")  # fmt: skip
     parser.add_argument("--no-reference", action="store_true",
                         help="timing only (no reference KG), e.g. for high-d states")  # fmt: skip
+    return parser
+
+
+#: What ``--device cuda`` prints: the GPU comparison is a command of its own.
+GPU_POINTER = (
+    "bench.kg runs on the CPU only; the CPU-vs-GPU study is its own command: "
+    "python -m boexplore.bench.kg_device [the same arguments]"
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser(__doc__.splitlines()[0])
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                        help="cpu only (cuda: prints the GPU study's command and exits 2)")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.device == "cuda":
+        print(GPU_POINTER, file=sys.stderr)
+        return 2
     if args.warm and not args.sequential:
         parser.error("--warm needs --sequential (a warm step starts from the previous step's tree)")
-    if args.device == "cuda":
-        if args.sequential or args.warm or args.control:
-            parser.error("--device cuda runs Sobol states with its own control column")
-        # handed over by name, as the top CLI hands over to each package's cli: the device
-        # study is built on this one (kg_device imports kg, never the reverse)
-        return importlib.import_module("boexplore.bench.kg_device").run_cli(args)
-    args.sizes = args.sizes or list(DEFAULT_SIZES)
-    args.out = args.out or Path("docs/kg-speed.md")
-    args.title = args.title or "qKG step: CPU and knowledge gradient reached"
     if args.report:
         rows = pd.concat([pd.read_csv(p) for p in args.report], ignore_index=True)
         state_kind(rows)  # refuses mixed kinds and shards that disagree on a state

@@ -83,6 +83,62 @@ def acq_key(method: MethodSpec, bo: Mapping[str, Any], bo_cal: Mapping[str, Any]
     return method.base
 
 
+def fit_variants(method: MethodSpec, bo: Mapping[str, Any]) -> list[str]:
+    """The settings a GP fit's cost depends on beyond (n, d): the GP prior when not today's
+    default (``gp_prior:gamma``), a trust region (``tr``) and RAASP (``raasp``), whose runs fit
+    the same GP on differently spread data. Names of ``bo.fit_factor`` in the calibration."""
+    out = []
+    prior = str(bo.get("gp_prior", "dim_scaled"))
+    if prior != "dim_scaled":
+        out.append(f"gp_prior:{prior}")
+    if method.trust_region:
+        out.append("tr")
+    if method.raasp:
+        out.append("raasp")
+    return out
+
+
+def fit_seconds(
+    method: MethodSpec, n: float, d: int, bo: Mapping[str, Any], bo_cal: Mapping[str, Any]
+) -> float:
+    """CPU seconds of one GP fit: the power law of ``bo.fit`` times the calibrated factor of
+    each fit variant; from ``bo.fit_high_d.d_min`` dimensions on, its own power law and
+    factors (BoTorch's fit needs ever more likelihood evaluations as n grows there); under
+    ``gp_fit: log`` the power law ``bo.fit_log`` (tens of evaluations, flat in n)."""
+    log_fit = str(bo.get("gp_fit", "botorch")) == "log" and "fit_log" in bo_cal
+    high = bo_cal.get("fit_high_d")
+    if log_fit:
+        return _power(bo_cal["fit_log"], n, d)
+    if not high or d <= high.get("d_low_max", high["d_min"]):
+        return _fit_law(bo_cal["fit"], bo_cal.get("fit_factor", {}), method, n, d, bo)
+    upper = _fit_law(high, high.get("factor", {}), method, n, max(d, high["d_min"]), bo)
+    if d >= high["d_min"]:
+        return upper
+    # Between the dimensions either law was fitted on: geometric interpolation in log(1 + d/10)
+    # from the low-d law at its largest d to the high-d law at d_min (neither extrapolates).
+    lo_d = high["d_low_max"]
+    lower = _fit_law(bo_cal["fit"], bo_cal.get("fit_factor", {}), method, n, lo_d, bo)
+    w = (math.log1p(d / 10) - math.log1p(lo_d / 10)) / (
+        math.log1p(high["d_min"] / 10) - math.log1p(lo_d / 10)
+    )
+    return lower ** (1 - w) * upper**w
+
+
+def _fit_law(
+    coef: Mapping[str, float],
+    factors: Mapping[str, float],
+    method: MethodSpec,
+    n: float,
+    d: int,
+    bo: Mapping[str, Any],
+) -> float:
+    """One fit power law times the factor of each of the run's fit variants."""
+    t = _power(coef, n, d)
+    for name in fit_variants(method, bo):
+        t *= float(factors.get(name, 1.0))
+    return t
+
+
 def bo_iteration_seconds(
     method: MethodSpec, n: float, d: int, bo: Mapping[str, Any], cal: Mapping[str, Any]
 ) -> tuple[float, float]:
@@ -90,7 +146,7 @@ def bo_iteration_seconds(
     if method.base in MODEL_FREE:
         return 0.0, 0.0
     bo_cal = cal["bo"]
-    fit = _power(bo_cal["fit"], n, d) * fit_schedule_scale(bo)
+    fit = fit_seconds(method, n, d, bo, bo_cal) * fit_schedule_scale(bo)
     key = acq_key(method, bo, bo_cal)
     shape = {**bo_cal["acq_shape"], **bo_cal.get("acq_shape_by_method", {}).get(key, {})}
     acq_coef = {**shape, "a": bo_cal["acq_scale"].get(key, 1.0)}

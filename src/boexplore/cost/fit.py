@@ -110,3 +110,94 @@ def _linear_fit(units: list[float], seconds: list[float], a0: float) -> tuple[fl
     a = min(a0, float(t.min()))
     b = float(np.median((t - a) / np.maximum(u, 1e-12)))
     return a, max(b, 0.0)
+
+
+def _smeared_lstsq(X, y, w=None):
+    """Weighted least squares in log space, plus Duan's smearing factor (the weighted mean of
+    ``exp(residual)``): the model predicts the mean time (what a sum of jobs adds up), not the
+    geometric mean."""
+    import numpy as np
+
+    w = np.ones(len(y)) if w is None else np.asarray(w, float)
+    sw = np.sqrt(w)
+    beta = np.linalg.lstsq(X * sw[:, None], y * sw, rcond=None)[0]
+    return beta, float(np.average(np.exp(y - X @ beta), weights=w))
+
+
+def band_weights(rows: list[dict[str, Any]], band) -> list[float]:
+    """Weights giving every d band (``band(d)``) the same total weight: low-d iterations are
+    many and cheap, high-d ones few and the ones a tier's cost hangs on."""
+    from collections import Counter
+
+    counts = Counter(band(r["d"]) for r in rows)
+    return [1.0 / counts[band(r["d"])] for r in rows]
+
+
+def fit_step_model(rows: list[dict[str, Any]], band=None) -> dict[str, Any]:
+    """The GP-fit and acquisition terms of the cost model from measured iterations, with the
+    terms high d needs: fit time ``a (n/100)^(b + b2 log(n/100) + e log(1+d/10)) (1+d/10)^c``
+    (BoTorch's fit needs more likelihood evaluations as n grows, faster at high d), one factor
+    per fit variant (``cost.cpu.fit_variants``), and smearing so that sums of jobs come out
+    right. Rows need ``method, n, d, fit_s, acq_s, restarts, raw, fantasies`` and optionally
+    ``variants`` (list of names) and ``gp_fit`` (``botorch`` / ``log``); log-fit rows give
+    ``fit_log`` (``a, b, c``) when there are any. ``band`` (d -> name): weigh every d band
+    equally (``band_weights``) instead of every iteration.
+    """
+    import numpy as np
+
+    def logs(sel):
+        ln = np.log([max(r["n"], 1) / 100.0 for r in sel])
+        ld = np.log1p([r["d"] / 10.0 for r in sel])
+        return ln, ld
+
+    out: dict[str, Any] = {"n_rows": len(rows)}
+    botorch = [r for r in rows if r["fit_s"] > 0 and r.get("gp_fit", "botorch") == "botorch"]
+    names = sorted({v for r in botorch for v in r.get("variants", [])})
+    ln, ld = logs(botorch)
+    ind = np.array([[v in r.get("variants", []) for v in names] for r in botorch], float)
+    X = np.column_stack(
+        [np.ones(len(botorch)), ln, ln * ln, ld, ln * ld, ind.reshape(len(botorch), -1)]
+    )
+    w = band_weights(botorch, band) if band else None
+    beta, smear = _smeared_lstsq(X, np.log([max(r["fit_s"], 0.01) for r in botorch]), w)
+    out["fit"] = {
+        "a": float(math.exp(beta[0]) * smear),
+        "b": float(beta[1]),
+        "b2": float(beta[2]),
+        "c": float(beta[3]),
+        "e": float(beta[4]),
+    }
+    out["fit_factor"] = {v: float(math.exp(beta[5 + i])) for i, v in enumerate(names)}
+    logfit = [r for r in rows if r["fit_s"] > 0 and r.get("gp_fit") == "log"]
+    if len({(r["n"], r["d"]) for r in logfit}) >= 3:
+        ln, ld = logs(logfit)
+        X = np.column_stack([np.ones(len(logfit)), ln, ld])
+        beta, smear = _smeared_lstsq(X, np.log([max(r["fit_s"], 0.001) for r in logfit]))
+        out["fit_log"] = {
+            "a": float(math.exp(beta[0]) * smear),
+            "b": float(beta[1]),
+            "c": float(beta[2]),
+        }
+
+    acq = [r for r in rows if r["acq_s"] > 0]
+    methods = sorted({r["method"] for r in acq})
+    ln, ld = logs(acq)
+    onehot = np.array([[r["method"] == m for m in methods] for r in acq], float)
+    X = np.column_stack([onehot, ln, ld, ln * ld])
+    scale = [
+        _acq_scale(
+            MethodSpec(r["method"], {"fantasies": r["fantasies"]}),
+            {"num_restarts": r["restarts"], "raw_samples": r["raw"]},
+            {},
+        )
+        for r in acq
+    ]
+    y = np.log([max(r["acq_s"], 0.01) / s for r, s in zip(acq, scale, strict=True)])
+    beta = np.linalg.lstsq(X, y, rcond=None)[0]
+    resid = np.exp(y - X @ beta)
+    out["acq_shape"] = {"b": float(beta[-3]), "c": float(beta[-2]), "e": float(beta[-1])}
+    out["acq_scale"] = {
+        m: float(math.exp(beta[i]) * np.mean(resid[onehot[:, i] > 0]))
+        for i, m in enumerate(methods)
+    }
+    return out

@@ -8,7 +8,7 @@ from typing import Any
 
 from boexplore.bo.methods import parse_method
 from boexplore.cost.calibration import MODEL_FREE, REF_RAW, REF_RESTARTS, config_calibration
-from boexplore.cost.cpu import batch_factor
+from boexplore.cost.cpu import batch_factor, bo_iteration_seconds, fit_variants
 from boexplore.cost.fit import _linear_fit, fit_iteration_model, parse_timing_tables
 from boexplore.pipeline.job_costs import (
     STAGE_ORDER,
@@ -52,21 +52,38 @@ def iterations_from_traces(
                 continue
             bo = method_bo_settings(config, method)
             g = g.reset_index(drop=True)  # index = points observed before each evaluation
-            for _, step in g[g["iteration"] > 0].groupby("iteration", sort=True):
-                flags = step["fallback"].astype(str)
-                if not flags.isin(["", "None", "nan"]).all():
+            g = g[g["iteration"] > 0]
+            guarded = (
+                (~g["fallback"].astype(str).isin(["", "None", "nan"])).groupby(g["iteration"]).any()
+            )
+            firsts = g[~g["iteration"].duplicated()]
+            d = int(trace["dim"].iloc[0])
+            for n, it, fit_s, acq_s in zip(
+                firsts.index,
+                firsts["iteration"],
+                firsts["fit_seconds"],
+                firsts["acq_seconds"],
+                strict=True,
+            ):
+                if guarded[it]:
                     continue  # the time guard fired: a lower bound only
                 rows.append(
                     {
                         "method": spec.base,
-                        "n": int(step.index.min()),
-                        "d": int(g["dim"].iloc[0]),
-                        "fit_s": share * float(step["fit_seconds"].iloc[0]),
-                        "acq_s": share * float(step["acq_seconds"].iloc[0]) / batch_factor(spec.q),
+                        "n": int(n),
+                        "d": d,
+                        "fit_s": share * float(fit_s),
+                        "acq_s": share * float(acq_s) / batch_factor(spec.q),
                         "restarts": int(bo.get("num_restarts", REF_RESTARTS)),
                         "raw": int(bo.get("raw_samples", REF_RAW)),
                         "q": 1,
                         "fantasies": int(spec.params.get("fantasies", 64)),
+                        "variants": fit_variants(spec, bo),
+                        "gp_fit": str(bo.get("gp_fit", "botorch")),
+                        "seed": int(_seed),
+                        "label": str(method),
+                        "spec": str(config["methods"][method]),
+                        "bo": bo,
                     }
                 )
     return rows
@@ -235,3 +252,162 @@ def calibrate(
 def _chunk_len(config: Mapping[str, Any], key: str) -> int:
     """Seeds of a BO chunk label (``seed<k>`` or ``seeds<a>-<b>``)."""
     return len(parse_chunk_label(key.rsplit("/", 1)[-1], all_seeds(config))) or 1
+
+
+# --- a data release's traces against the model --------------------------------------------------
+D_BANDS = ((2, 6, "2-6"), (7, 49, "7-49"), (50, 60, "50-60"), (61, 100, "100"), (101, 10**6, "180"))
+
+
+def d_band(d: int) -> str:
+    """The d band a problem's dimension falls in (the issue's 2-6, 50-60, 100, 180)."""
+    return next(name for lo, hi, name in D_BANDS if lo <= d <= hi)
+
+
+def compare_iterations(rows: list[dict[str, Any]], cal: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Measured against predicted GP-fit + acquisition time of traced iterations, summed per
+    d band (and ``all``): the part of a BO step the cost model prices from (n, d, method).
+
+    Trace times are the engine's wall clock per step (one torch thread per job), the record
+    of every iteration that a release keeps; the job's process start-up and objective
+    evaluations are not in them and are not compared here.
+    """
+    import numpy as np
+
+    per: dict[str, list[tuple[float, float]]] = {}
+    for r in rows:
+        method = parse_method(r.get("spec", r["method"]))
+        fit, acq = bo_iteration_seconds(method, r["n"], r["d"], r.get("bo", {}), cal)
+        acq /= batch_factor(method.q)  # rows hold per-point acquisition time
+        meas = r["fit_s"] + r["acq_s"]
+        for key in (d_band(r["d"]), "all"):
+            per.setdefault(key, []).append((meas, fit + acq))
+    out = []
+    for band in [*(b for *_, b in D_BANDS), "all"]:
+        if band not in per:
+            continue
+        m, p = np.array(per[band]).T
+        out.append(
+            {
+                "band": band,
+                "iterations": len(m),
+                "measured_cpu_h": float(m.sum() / 3600),
+                "predicted_cpu_h": float(p.sum() / 3600),
+                "ratio": float(m.sum() / max(p.sum(), 1e-9)),
+            }
+        )
+    return out
+
+
+def format_band_compare(summary: list[dict[str, Any]]) -> str:
+    """Plain-text table of ``compare_iterations``."""
+    head = (
+        f"{'d band':<8} {'iterations':>10} {'measured h':>11} {'predicted h':>12} {'meas/pred':>10}"
+    )
+    lines = [head, "-" * len(head)]
+    for r in summary:
+        lines.append(
+            f"{r['band']:<8} {r['iterations']:>10} {r['measured_cpu_h']:>11.3f} "
+            f"{r['predicted_cpu_h']:>12.3f} {r['ratio']:>10.2f}"
+        )
+    return "\n".join(lines)
+
+
+#: Dimension from which the GP fit has its own terms (``bo.fit_high_d``): the high-d problems
+#: of the tiers start at d = 50, the low-d ones end at 14.
+HIGH_D_MIN = 50
+
+
+def release_iterations(config: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Measured iterations of every trace in a config's data release (``release.traces``)."""
+    root = Path((config.get("release") or {}).get("traces", ""))
+    files = sorted(root.glob("*/*/*.parquet")) if root.is_dir() else []
+    return iterations_from_traces(files, config)
+
+
+def step_profile_rows(csv: str | Path) -> list[dict[str, Any]]:
+    """One row per profiled state of ``bench.step_profile`` (its fit CPU seconds, either fit)."""
+    import pandas as pd
+
+    table = pd.read_csv(csv).drop_duplicates(["problem", "n", "gp_fit"])
+    return [
+        {"method": "ts", "n": int(r.n), "d": int(r.dim), "fit_s": float(r.fit_cpu_s),
+         "acq_s": 0.0, "gp_fit": str(r.gp_fit), "restarts": REF_RESTARTS, "raw": REF_RAW,
+         "fantasies": 64}
+        for r in table.itertuples()
+    ]  # fmt: skip
+
+
+def refit_fit_terms(
+    low: list[dict[str, Any]],
+    high: list[dict[str, Any]],
+    base: Mapping[str, Any],
+    log_rows: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The cost model with its GP-fit terms refitted (``cost.fit.fit_step_model``): ``bo.fit``
+    and ``bo.fit_factor`` on the iterations of ``low`` below ``HIGH_D_MIN`` dimensions,
+    ``bo.fit_high_d`` on those of ``high`` from it on, ``bo.fit_log`` on ``log_rows``
+    (log-space fit). Acquisition terms and everything else keep their ``base`` values."""
+    import copy
+
+    from boexplore.cost.fit import fit_step_model
+
+    cal = copy.deepcopy(dict(base))
+    lo = fit_step_model([r for r in low if r["d"] < HIGH_D_MIN])
+    hi = fit_step_model([r for r in high if r["d"] >= HIGH_D_MIN])
+    cal["bo"]["fit"], cal["bo"]["fit_factor"] = lo["fit"], lo["fit_factor"]
+    cal["bo"]["fit_high_d"] = {
+        **hi["fit"],
+        "factor": hi["fit_factor"],
+        "d_min": HIGH_D_MIN,
+        "d_low_max": max(r["d"] for r in low if r["d"] < HIGH_D_MIN),
+    }
+    logs = [r for r in log_rows or [] if r.get("gp_fit") == "log"]
+    if logs:
+        import math
+
+        import numpy as np
+
+        from boexplore.cost.fit import _smeared_lstsq
+
+        ln = np.log([r["n"] / 100.0 for r in logs])
+        ld = np.log1p([r["d"] / 10.0 for r in logs])
+        beta, smear = _smeared_lstsq(
+            np.column_stack([np.ones(len(logs)), ln, ld]), np.log([r["fit_s"] for r in logs])
+        )
+        cal["bo"]["fit_log"] = {
+            "a": float(math.exp(beta[0]) * smear), "b": float(beta[1]), "c": float(beta[2])
+        }  # fmt: skip
+    return cal
+
+
+def band_report(
+    releases: Mapping[str, list[dict[str, Any]]],
+    cal: Mapping[str, Any],
+    held_out_cal: Mapping[str, Any],
+    command: str,
+) -> str:
+    """Markdown: the model against each release's iterations per d band, in sample (``cal``)
+    and on odd seeds with the terms refitted on even seeds only (``held_out_cal``)."""
+    lines = [
+        "# The cost model against the data releases, per d band",
+        "",
+        f"Generated by `{command}`. Measured: the GP fit + acquisition seconds every traced "
+        "iteration of a release records (wall clock of one-thread jobs on shared 2-core "
+        "machines); predicted: the cost model's fit + acquisition terms for the same (method, "
+        "settings, n, d). Held out: terms refitted on the even seeds only, set against the "
+        "odd seeds.",
+        "",
+        "| release | d band | iterations | measured h | predicted h | measured / predicted "
+        "| held out: measured / predicted |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, rows in releases.items():
+        odd = [r for r in rows if r.get("seed", 0) % 2 == 1]
+        held = {r["band"]: r["ratio"] for r in compare_iterations(odd, held_out_cal)}
+        for r in compare_iterations(rows, cal):
+            lines.append(
+                f"| {name} | {r['band']} | {r['iterations']} | {r['measured_cpu_h']:.2f} | "
+                f"{r['predicted_cpu_h']:.2f} | {r['ratio']:.2f} | "
+                f"{held.get(r['band'], float('nan')):.2f} |"
+            )
+    return "\n".join(lines) + "\n"

@@ -31,7 +31,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--compare", type=Path, metavar="RESULTS_DIR", help="e.g. results/default")
     p.add_argument("--calibrate", type=Path, metavar="RESULTS_DIR", help="refit on a finished run")
     p.add_argument("--timing-tables", type=Path, help="add docs/bo_timings.md to the refit")
-    p.add_argument("--out", type=Path, help="where --calibrate writes the JSON")
+    p.add_argument("--out", type=Path, help="where --calibrate / --refit-fit writes the JSON")
+    p.add_argument(
+        "--compare-release",
+        action="store_true",
+        help="set the model's GP-fit + acquisition time against every iteration of the "
+        "config's data release (release.traces), per d band",
+    )
+    p.add_argument(
+        "--refit-fit",
+        nargs="+",
+        type=Path,
+        metavar="CONFIG",
+        help="refit the GP-fit terms on these configs' data releases (low-d terms on all of "
+        "them, high-d terms on --high-d-from) and write the model to --out",
+    )
+    p.add_argument(
+        "--high-d-from", nargs="+", type=Path, metavar="CONFIG", help="releases of the high-d terms"
+    )
+    p.add_argument(
+        "--step-profile", type=Path, help="bench.step_profile CSV: the log-space fit's terms"
+    )
+    p.add_argument(
+        "--report", type=Path, help="with --refit-fit: per-release, per-d-band check (Markdown)"
+    )
     p.set_defaults(func=_estimate)
 
     p = sub.add_parser(
@@ -176,7 +199,18 @@ def _estimate(args: argparse.Namespace) -> int:
         else:
             print(text, end="")
         return 0
+    if args.refit_fit:
+        return _refit_fit(args, config)
     cal = cost.config_calibration(config)
+    if args.compare_release:
+        rows = cost.release_iterations(config)
+        if not rows:
+            print(f"no traces in the release of {args.configfile}", file=sys.stderr)
+            return 2
+        print(f"GP fit + acquisition, measured (trace wall clock) vs the model, per d band "
+              f"({config['release']['traces']}):")  # fmt: skip
+        print(cost.format_band_compare(cost.compare_iterations(rows, cal)))
+        return 0
     jobs = cost.workflow_job_costs(config, cal)
     print(f"config {args.configfile} (run {config['run_name']}): {len(jobs)} compute jobs")
     print(cost.format_summary(cost.summarize(jobs, config), config))
@@ -210,6 +244,42 @@ def _estimate(args: argparse.Namespace) -> int:
             return 1
         print(f"\npredicted vs measured CPU time ({args.compare}):")
         print(cost.format_compare(summary))
+    return 0
+
+
+def _refit_fit(args: argparse.Namespace, config: dict) -> int:
+    """``estimate --refit-fit``: the GP-fit terms refitted on released traces."""
+    from boexplore.pipeline import cost
+    from boexplore.workflow_config import load_config
+
+    releases: dict[str, list] = {}
+    for path in [*args.refit_fit, *(args.high_d_from or [])]:
+        if path.stem not in releases:
+            releases[path.stem] = cost.release_iterations(load_config(path))
+    low = [r for p in args.refit_fit for r in releases[p.stem]]
+    high = [r for p in args.high_d_from or args.refit_fit for r in releases[p.stem]]
+    logs = cost.step_profile_rows(args.step_profile) if args.step_profile else None
+    base = cost.config_calibration(config)
+    cal = cost.refit_fit_terms(low, high, base, logs)
+    releases = {p.stem: releases[p.stem] for p in args.refit_fit}
+    if args.report:
+        even = [r for r in low if r["seed"] % 2 == 0]
+        held = cost.refit_fit_terms(even, [r for r in high if r["seed"] % 2 == 0], base, logs)
+        command = "boexplore estimate ... --refit-fit ... --report " + str(args.report)
+        args.report.write_text(cost.band_report(releases, cal, held, command))
+        print(f"wrote {args.report}")
+    names = ", ".join(str(p) for p in args.refit_fit)
+    cal["fit_source"] = (
+        f"GP fit refitted on the released traces of {names} ({len(low)} iterations; "
+        f"high-d terms on {len(high)})"
+        + (f"; log-space fit on {args.step_profile}" if logs else "")
+    )
+    text = json.dumps(cal, indent=1) + "\n"
+    if args.out:
+        args.out.write_text(text)
+        print(f"wrote {args.out}")
+    else:
+        print(text, end="")
     return 0
 
 

@@ -35,11 +35,17 @@ from boexplore.cost.requests import (
 )
 from boexplore.pipeline.calibration import (
     BENCH_RULES,
+    band_report,
     calibrate,
     compare,
+    compare_iterations,
+    format_band_compare,
     format_compare,
     iterations_from_traces,
     read_benchmarks,
+    refit_fit_terms,
+    release_iterations,
+    step_profile_rows,
 )
 from boexplore.pipeline.job_costs import (
     STAGE_ORDER,
@@ -60,10 +66,11 @@ from boexplore.pipeline.job_costs import (
 from boexplore.workflow_config import chunk_size
 
 __all__ = [
-    "BENCH_RULES", "CALIBRATION_FILE", "CONDITION_SHARE", "EXPENSIVE_METHODS",
+    "BENCH_RULES", "CALIBRATION_FILE", "band_report", "CONDITION_SHARE", "EXPENSIVE_METHODS",
     "FIXED_ACQ_SHARE", "MODEL_FREE", "REF_RAW", "REF_RESTARTS", "STAGE_ORDER", "JobCost",
     "batch_factor", "bo_iteration_seconds", "bo_job_cost", "bo_peak_mem_mb", "bo_seed_seconds",
-    "calibrate", "chunk_size", "compare", "config_calibration", "fit_iteration_model",
+    "calibrate", "chunk_size", "compare", "compare_iterations", "config_calibration",
+    "format_band_compare", "refit_fit_terms", "release_iterations", "step_profile_rows", "fit_iteration_model",
     "fit_schedule_scale", "format_compare", "format_summary", "format_timed_out",
     "iterations_from_traces", "load_calibration", "max_runtime_min", "mem_request_mb",
     "parametric_job_cost", "parametric_job_costs", "parametric_units", "parse_timing_tables",

@@ -4,7 +4,7 @@ The cost model (``pipeline/cost.py``) predicts CPU seconds on one core. A job on
 ``cpu_s / speedup`` GPU-seconds, where ``speedup`` is the CPU seconds of one BO step on one
 core over the wall seconds of the same step on the GPU, per acquisition function: the
 calibration's ``gpu.speedup.<base>`` (e.g. ``{"gpu": {"speedup": {"kg": 5.0}, "source":
-"..."}}``), measured with ``python -m boexplore.bench.kg --device cuda``. The shipped
+"..."}}``), measured with ``python -m boexplore.bench.kg_device``. The shipped
 calibration has no such entry (no GPU has been measured), so the column reads "not measured"
 and no GPU-hours are made up. The main table keeps counting these jobs at their CPU cost, and
 their SLURM runtime requests stay the CPU estimate.
@@ -78,7 +78,7 @@ def format_gpu_column(rows: list[GpuRow]) -> str:
         lines.append(
             f"GPU-h {NOT_MEASURED}: the calibration has no CPU->GPU speed factor "
             f"(gpu.speedup.<base>) for {', '.join(missing)}; measure it on a GPU with "
-            "`python -m boexplore.bench.kg --device cuda`."
+            "`python -m boexplore.bench.kg_device`."
         )
     lines.append(
         "CPU-h: what these jobs cost on one CPU core (the table above counts them so, and "

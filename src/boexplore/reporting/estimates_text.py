@@ -198,8 +198,14 @@ def estimate_other_methods(repo: Path, configfile: str, leading: str, named: int
     ranked = sorted((m for m in hours if m != leading), key=hours.get, reverse=True)
     top = ", ".join(f"{m.upper()} ≈ {hours[m]:,.0f}" for m in ranked[:named])
     rest = max((hours[m] for m in ranked[named:]), default=0.0)
-    bound = 10 ** math.ceil(math.log10(rest)) if rest > 0 else 1
+    bound = _round_up(rest) if rest > 0 else 1
     return f"{top}, every other method < {bound:,} CPU-hours"
+
+
+def _round_up(x: float) -> int:
+    """``x`` rounded up to one significant digit (2,339 -> 3,000; 97 -> 100)."""
+    step = 10 ** math.floor(math.log10(x))
+    return int(math.ceil(x / step) * step)
 
 
 def estimate_guard_without_override(repo: Path, configfile: str, method: str) -> str:

@@ -309,6 +309,17 @@ def _table_file(tier: str, name: str) -> Callable[[Path], str]:
     return render
 
 
+def _bands(tier: str) -> Callable[[Path], str]:
+    """The tier's claim parts by d band (``claims_paper1_bands.md``) without its page title."""
+    inner = _table_file(tier, "claims_paper1_bands.md")
+
+    def render(repo: Path) -> str:
+        text = inner(repo)
+        return "\n".join(line for line in text.splitlines() if not line.startswith("# ")).strip()
+
+    return render
+
+
 RENDERERS: dict[str, Callable[[Path], str]] = {
     "verdict-matrix": verdict_matrix,
     "verdict-matrix-readme": lambda repo: verdict_matrix(repo, link_prefix="docs/"),
@@ -333,6 +344,8 @@ RENDERERS: dict[str, Callable[[Path], str]] = {
     # the beyond-d tier (budgets past d): placed in the pages once its tables are released
     "paper1-replicate-beyond-d": _claims("replicate-beyond-d", 1),
     "scope-replicate-beyond-d": lambda repo: tier_scope(repo, "replicate-beyond-d"),
+    "bands-replicate-beyond-d": _bands("replicate-beyond-d"),
+    "bands-replicate-decide": _bands("replicate-decide"),
     "budget-replicate-beyond-d": lambda repo: tier_comparison(
         repo, ["replicate", "replicate-long"], "replicate-beyond-d"
     ),
