@@ -93,7 +93,7 @@ def test_a_table_with_bands_becomes_a_column_group(tmp_path: Path) -> None:
     path = tmp_path / "data" / "b" / "tables" / "band.csv"
     path.parent.mkdir(parents=True)
     pd.DataFrame({"claim_id": ["P1-C4", "P1-C4", "P1-C5"], "claim": "says so.",
-                  "band": ["2-6", "180", "180"],
+                  "band": ["180", "2-6", "180"],
                   "verdict": ["reproduced", "not reproduced", "undecidable at this scale: needs 9 seeds"]}
                  ).to_csv(path, index=False)  # fmt: skip
     tiers = (vm.MatrixTier("a", "ay", "a.md"),
@@ -105,7 +105,8 @@ def test_a_table_with_bands_becomes_a_column_group(tmp_path: Path) -> None:
     c5 = next(line for line in html.splitlines() if "<strong>P1-C5" in line)
     assert re.findall(r'data-tier="([^"]+)"><span class="verdict verdict-([\w-]+)"', c5) == [
         ("ay", "not-reproduced"), ("d band 2-6", "absent"), ("d band 180", "undecidable")]  # fmt: skip
-    assert "no row in the d band 2-6 column" in c5
+    assert "no row in the d band 2-6 column" in c5 and ">not in this band<" in c5
+    assert [vm.band_order(b)[0] for b in ("2-6", "50-60", "100", "x")] == [2, 50, 100, float("inf")]
 
 
 def test_no_tables_and_unknown_verdicts_are_named(tmp_path: Path) -> None:

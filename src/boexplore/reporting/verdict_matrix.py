@@ -25,8 +25,8 @@ hooks, each a field of a declaration and nothing else:
   table for the claims that re-run did not decide again.
 * **Per-band columns** (:data:`BAND`): a source with a ``band`` column (long format: one row
   per claim, or claim part, and band, e.g. paper 1's parts by band of d in
-  ``claims_paper1_bands.csv``: ``2-6``, ``50-60``, ``100``, ``180``) becomes a column group, the tier's label over one sub-column per band in the order
-  the bands first appear. The band label is free text; the verdict is read from ``verdict``,
+  ``claims_paper1_bands.csv``: ``2-6``, ``50-60``, ``100``, ``180``) becomes a column group, the tier's label over one sub-column per band, ordered by
+  their first number. The band label is free text; the verdict is read from ``verdict``,
   or ``decision`` in a table of parts (:data:`VERDICT_COLUMNS`), and a claim's several parts
   in one band are counted per verdict like paper 2's problems. Declare it as one more tier, e.g. ``MatrixTier("replicate-beyond-d",
   "d band", "results-paper1-beyond-d.md", sources=("tables/claims_paper1_dband.csv",))``.
@@ -91,6 +91,7 @@ WORDS: tuple[tuple[str, str, str], ...] = (
     (MISSING, "not tested", "not-tested"),
 )
 ABSENT = ("not in this tier", "absent")
+ABSENT_BAND = ("not in this band", "absent")
 
 PAPER1_TIERS = (
     MatrixTier("replicate-decide", "decide", "results-paper1-decide.md"),
@@ -250,8 +251,14 @@ def tier_columns(tier: MatrixTier, table: pd.DataFrame, origins: dict[str, str])
     bands = table[BAND].fillna("").astype(str)
     return [
         Column(tier, band, tier_cells(table[bands == band], origins))
-        for band in dict.fromkeys(bands)
+        for band in sorted(dict.fromkeys(bands), key=band_order)
     ]
+
+
+def band_order(band: str) -> tuple[float, str]:
+    """Bands by their first number (``2-6`` before ``50-60`` before ``100``), then by name."""
+    m = re.match(r"\s*(\d+(?:\.\d+)?)", band)
+    return (float(m[1]) if m else float("inf"), band)
 
 
 def _statements(tables: Sequence[pd.DataFrame]) -> dict[tuple[str, str], str]:
@@ -326,7 +333,7 @@ def rows_html(repo: Path, rows: MatrixRows, link_prefix: str = "") -> list[str]:
         for column in columns:
             cell = column.cells.get(key)
             if cell is None:
-                word, css = ABSENT
+                word, css = ABSENT_BAND if column.band else ABSENT
                 cell = Cell(
                     ((word, css, 0),),
                     f"no row in the {column.name} {'column' if column.band else 'tier'}",
