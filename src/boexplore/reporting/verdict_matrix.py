@@ -317,7 +317,7 @@ def _head(rows: MatrixRows, columns: list[Column], link_prefix: str) -> str:
 
 
 def rows_html(repo: Path, rows: MatrixRows, link_prefix: str = "") -> list[str]:
-    """The ``<thead>`` / ``<tbody>`` lines of one paper's block of the matrix."""
+    """The lines of one paper's table of the matrix (one per claim, the open and close)."""
     columns, tables = [], []
     for tier in rows.tiers:
         read = read_tier(repo, tier, rows.table)
@@ -327,7 +327,8 @@ def rows_html(repo: Path, rows: MatrixRows, link_prefix: str = "") -> list[str]:
     if not columns:
         return []
     statements = _statements(tables)
-    lines = [_head(rows, columns, link_prefix), "<tbody>"]
+    # the table's open, head and body open on one line, its close on one: a claim per line
+    lines = [f'<table class="verdict-matrix__table">{_head(rows, columns, link_prefix)}<tbody>']
     for key in sorted(statements, key=_sort_key):
         tds = []
         for column in columns:
@@ -340,7 +341,7 @@ def rows_html(repo: Path, rows: MatrixRows, link_prefix: str = "") -> list[str]:
                 )
             tds.append(cell.html(column.name))
         lines.append(f"<tr><td>{_claim_cell(key, statements[key], rows)}</td>{''.join(tds)}</tr>")
-    lines.append("</tbody>")
+    lines.append("</tbody></table>")
     return lines
 
 
@@ -371,11 +372,7 @@ def verdict_matrix(repo: Path, link_prefix: str = "", papers: Sequence[MatrixRow
         for r in blocks
         if r.mark
     )
-    tables = [  # one table per paper: each has its own tiers, so its own head
-        line
-        for lines in blocks.values()
-        for line in ('<table class="verdict-matrix__table">', *lines, "</table>")
-    ]
+    tables = [line for lines in blocks.values() for line in lines]  # a table per paper
     return "\n".join(
         [
             '<div class="verdict-matrix">',
