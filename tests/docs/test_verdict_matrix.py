@@ -47,13 +47,66 @@ def test_cells_rows_and_columns(tmp_path: Path) -> None:
 
 
 def test_a_papers_rows_are_one_declaration_and_per_problem_rows_merge(tmp_path: Path) -> None:
-    """Paper 2's shape: several rows (problems) per claim: one word when they agree."""
+    """Paper 2's shape: several rows (problems) per claim: one word when they agree, a count
+    per word when they do not, each row's verdict in the title."""
     _table(tmp_path, "a", [("P2-C1", "", "reproduced"), ("P2-C1", "", "reproduced"),
                            ("P2-C3", "", "reproduced"), ("P2-C3", "", "inconclusive")], "p2.csv")  # fmt: skip
-    paper2 = vm.MatrixRows("Paper 2", "p2.csv", (vm.MatrixTier("a", "default", "r2.md"),))
+    paper2 = vm.MatrixRows("Paper 2", "p2.csv", (vm.MatrixTier("a", "default", "r2.md"),),
+                           mark="reconstructed", mark_title="our words")  # fmt: skip
     html = vm.verdict_matrix(tmp_path, papers=[paper2])
     assert 'verdict-reproduced" title="reproduced on all 2">reproduced<' in html
-    assert 'verdict-mixed" title="inconclusive on 1, reproduced on 1">differs by problem<' in html
+    c3 = next(line for line in html.splitlines() if "P2-C3" in line)
+    assert re.findall(r'class="verdict verdict-([\w-]+)" title="[^"]*">([^<]+)<', c3) == [
+        ("reproduced", "1 reproduced"), ("undecidable", "1 undecidable")]  # fmt: skip
+    assert 'title="row 1: reproduced; row 2: inconclusive">1 reproduced<' in c3
+    assert html.count('title="our words">(reconstructed)</em>') == 2  # every statement marked
+    assert "Paper 2's statements marked (reconstructed): our words." in html
+
+
+def test_a_row_label_is_the_statistics_trailing_parentheses() -> None:
+    assert vm.row_label("fraction stuck (nn1d, nn_warm; stuck: late play)") == "nn1d, nn_warm"
+    assert vm.row_label("R_T(a)/R_T(b) (nn2d)") == "nn2d"
+    assert vm.row_label("Spearman(x, y), dynamic runs") == "Spearman(x, y), dynamic runs"
+
+
+def test_a_tier_of_several_sources_takes_each_claim_from_the_first_that_has_it(
+    tmp_path: Path,
+) -> None:
+    _table(tmp_path, "t", [("P2-C1", "", "not reproduced"), ("P2-C4", "", "reproduced")], "old.csv")
+    rerun = tmp_path / "data" / "t" / "checks" / "new.csv"
+    rerun.parent.mkdir(parents=True)
+    pd.DataFrame({"claim_id": ["P2-C1", "P2-C1"], "claim": "C1.", "verdict": ["reproduced"] * 2,
+                  "statistic": ["s (nn1d)", "s (nn2d)"]}).to_csv(rerun, index=False)  # fmt: skip
+    tier = vm.MatrixTier("t", "default", "p.md", sources=("checks/new.csv", "tables/old.csv"))
+    html = vm.verdict_matrix(tmp_path, papers=[vm.MatrixRows("P", "old.csv", (tier,))])
+    c1 = next(line for line in html.splitlines() if "P2-C1" in line)
+    assert 'title="reproduced on all 2 (from data/t/checks/new.csv)">reproduced<' in c1
+    c4 = next(line for line in html.splitlines() if "P2-C4" in line)
+    assert 'title="reproduced (from data/t/tables/old.csv)">reproduced<' in c4
+    missing = vm.MatrixTier("t", "x", "p.md", sources=("checks/none.csv",))
+    assert "no claims table" in vm.verdict_matrix(tmp_path, papers=[vm.MatrixRows("P", "old.csv", (missing,))])  # fmt: skip
+
+
+def test_a_table_with_bands_becomes_a_column_group(tmp_path: Path) -> None:
+    """The d-band hook: a ``band`` column splits a tier into one sub-column per band."""
+    _table(tmp_path, "a", [("P1-C4", "", "reproduced"), ("P1-C5", "", "not reproduced")])
+    path = tmp_path / "data" / "b" / "tables" / "band.csv"
+    path.parent.mkdir(parents=True)
+    pd.DataFrame({"claim_id": ["P1-C4", "P1-C4", "P1-C5"], "claim": "says so.",
+                  "band": ["180", "2-6", "180"],
+                  "verdict": ["reproduced", "not reproduced", "undecidable at this scale: needs 9 seeds"]}
+                 ).to_csv(path, index=False)  # fmt: skip
+    tiers = (vm.MatrixTier("a", "ay", "a.md"),
+             vm.MatrixTier("b", "d band", "b.md", sources=("tables/band.csv",)))  # fmt: skip
+    html = vm.verdict_matrix(tmp_path, papers=[vm.MatrixRows("Paper 1", "c.csv", tiers)])
+    head = next(line for line in html.splitlines() if "<thead>" in line)
+    assert '<th rowspan="2">Paper 1 claim</th><th rowspan="2"><a href="a.md">ay</a></th>' in head
+    assert '<th colspan="2"><a href="b.md">d band</a></th></tr><tr><th>2-6</th><th>180</th>' in head
+    c5 = next(line for line in html.splitlines() if "<strong>P1-C5" in line)
+    assert re.findall(r'data-tier="([^"]+)"><span class="verdict verdict-([\w-]+)"', c5) == [
+        ("ay", "not-reproduced"), ("d band 2-6", "absent"), ("d band 180", "undecidable")]  # fmt: skip
+    assert "no row in the d band 2-6 column" in c5 and ">not in this band<" in c5
+    assert [vm.band_order(b)[0] for b in ("2-6", "50-60", "100", "x")] == [2, 50, 100, float("inf")]
 
 
 def test_no_tables_and_unknown_verdicts_are_named(tmp_path: Path) -> None:
@@ -73,7 +126,7 @@ def test_a_verdict_word_ignores_its_scale(start: str, rest: str) -> None:
 
 
 def test_the_committed_matrix_covers_every_paper1_tier() -> None:
-    html = render("verdict-matrix", REPO)
+    html = render("verdict-matrix-paper1", REPO)
     assert [t.label for t in vm.PAPER1_TIERS] == re.findall(
         r'<th><a href="[^"]+">([^<]+)</a>', html
     )
@@ -82,6 +135,19 @@ def test_the_committed_matrix_covers_every_paper1_tier() -> None:
     c5 = decide.loc[decide.claim_id == "P1-C5", "verdict"].iloc[0]
     row = next(line for line in html.splitlines() if "<strong>P1-C5</strong>" in line)
     assert f'data-tier="decide"><span class="verdict verdict-{vm.verdict_word(c5)[1]}"' in row
+
+
+def test_the_committed_matrix_holds_paper2_with_its_statements_marked() -> None:
+    html = render("verdict-matrix", REPO)
+    assert html.count('<table class="verdict-matrix__table">') == 2  # one table per paper
+    claims = re.findall(r"<strong>(P2-C\d)</strong>", html)
+    assert claims == ["P2-C1", "P2-C2", "P2-C3", "P2-C4", "P2-C5"]
+    rows = [line for line in html.splitlines() if "<strong>P2-" in line]
+    assert all("(reconstructed)</em>" in row for row in rows)
+    c3 = next(row for row in rows if "P2-C3" in row)  # the paired rule, not the earlier one
+    assert "paper2-paired" in c3 and "verdict-undecidable" in c3
+    assert "paper2-paired" not in next(row for row in rows if "P2-C4" in row)
+    assert "nan" not in re.sub(r"<[^>]+>", "", html)
 
 
 def test_a_figure_names_its_tier_and_says_what_it_shows() -> None:
@@ -128,3 +194,40 @@ def test_every_cell_of_a_markdown_table_gets_its_heading() -> None:
     assert '<td data-label="claim">P1-C1</td>' in out
     assert '<td data-label="a &amp; b" style="x">1</td>' in out
     assert '<table class="verdict-matrix__table"><tr><td>kept</td></tr></table>' in out
+
+
+def test_paper2s_page_table_shows_the_view_columns_when_a_table_has_them(tmp_path: Path) -> None:
+    from boexplore.reporting.results_text import paper2_table
+
+    rows = pd.DataFrame({"claim_id": ["P2-C2"] * 2, "statistic": ["d (a)", "d (b)"],
+                         "value": [1.0, 2.0], "ci_low": [0, 0], "ci_high": [2, 3],
+                         "verdict": ["reproduced"] * 2})  # fmt: skip
+    rows.to_csv(tmp_path / "plain.csv", index=False)
+    assert "left out" not in paper2_table(tmp_path / "plain.csv")  # the committed default table
+    rows.assign(lopo=["same without the other problem", "changes without a → undecidable"]).to_csv(
+        tmp_path / "views.csv", index=False
+    )
+    table = paper2_table(tmp_path / "views.csv").splitlines()
+    assert table[0].endswith("| verdict | one problem left out |")
+    assert table[2].endswith(
+        "| a: same without the other problem; b: changes without a → undecidable |"
+    )
+
+
+def test_a_table_of_parts_by_band_reads_its_decision_column(tmp_path: Path) -> None:
+    """``claims_paper1_bands.csv``'s shape: one row per claim part and band, ``decision``
+    instead of ``verdict``, no statement (it comes from the tier that has one)."""
+    path = tmp_path / "data" / "b" / "tables" / "bands.csv"
+    path.parent.mkdir(parents=True)
+    pd.DataFrame({"claim_id": ["P1-C3"] * 3, "variant": "", "part": ["a ⪰ b", "b ⪰ c", "a ⪰ b"],
+                  "band": ["50-60", "50-60", "100"],
+                  "decision": ["reproduced", "not reproduced", "undecided"]}).to_csv(path, index=False)  # fmt: skip
+    _table(tmp_path, "a", [("P1-C3", "", "not reproduced")])
+    tiers = (vm.MatrixTier("b", "d band", "b.md", sources=("tables/bands.csv",)),
+             vm.MatrixTier("a", "ay", "a.md"))  # fmt: skip
+    html = vm.verdict_matrix(tmp_path, papers=[vm.MatrixRows("Paper 1", "c.csv", tiers)])
+    row = next(line for line in html.splitlines() if "<strong>P1-C3" in line)
+    assert "P1-C3</strong> P1-C3 says so." in row  # the statement of the tier that has one
+    assert 'title="a ⪰ b: reproduced; b ⪰ c: not reproduced">1 reproduced<' in row
+    assert re.findall(r'data-tier="([^"]+)"><span class="verdict verdict-([\w-]+)"', row) == [
+        ("d band 50-60", "reproduced"), ("d band 100", "undecidable"), ("ay", "not-reproduced")]  # fmt: skip

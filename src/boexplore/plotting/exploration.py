@@ -30,6 +30,21 @@ def _legend(fig: plt.Figure, colors: Mapping[str, str], labels: Iterable[str]) -
 
 
 TRAJ_COLS = 3  # problems per row in the trajectories figure
+#: Why a panel has no curve: the metric has no value at any budget of the problem's runs.
+UNDEFINED = {
+    "oe_ref_rel": "undefined here: the authors' OE needs\nmore than d = {d} points; the budget\nstops at {n} evaluations",
+}
+
+
+def empty_panel(ax: plt.Axes, metric: str, d: object, n: object) -> None:
+    """A panel whose metric has no value: a note saying why instead of an empty axis."""
+    note = UNDEFINED.get(metric, "no {label} value at any\nbudget of these runs")
+    ax.text(0.5, 0.5, note.format(d=d, n=n, label=METRIC_LABELS.get(metric, metric)),
+            ha="center", va="center", transform=ax.transAxes, fontsize=9, color="0.35")  # fmt: skip
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
 
 
 def plot_trajectories(
@@ -39,7 +54,15 @@ def plot_trajectories(
     config_section: Mapping[str, Any] | None = None,
     metrics: tuple[str, ...] = ("otsd_norm", "oe_rel"),
 ) -> list[Path]:
-    """Figure 1: median (line) and bootstrap band per method vs evaluations, per problem."""
+    """Figure 1: median (line) and bootstrap band per method vs evaluations, per problem; a
+    metric undefined on a problem (the authors' OE when the budget never passes d) gets a
+    note in its panel, not an empty axis."""
+    fig = trajectories_figure(traj, metrics)
+    return save_figure(fig, png_path, inputs, config_section)
+
+
+def trajectories_figure(traj: pd.DataFrame, metrics: tuple[str, ...]) -> plt.Figure:
+    """The figure of :func:`plot_trajectories`, not yet saved."""
     set_style()
     traj = traj[traj["metric"].isin(metrics)]
     if traj.empty:
@@ -61,9 +84,19 @@ def plot_trajectories(
     fig, axes = plt.subplots(nrow, ncol, squeeze=False, figsize=(2.6 * ncol + 0.5, 2.2 * nrow))
     for j, problem in enumerate(problems):
         block, col = divmod(j, ncol)
+        mine = traj[traj["problem"] == problem]
+        d, n_max = int(mine["dim"].iloc[0]), int(mine["n"].max())
         for i, metric in enumerate(present):
             ax = axes[block * len(present) + i, col]
-            sub = traj[(traj["metric"] == metric) & (traj["problem"] == problem)]
+            sub = mine[mine["metric"] == metric]
+            sub = sub[np.isfinite(sub["median"].to_numpy(float))]
+            if i == 0:
+                ax.set_title(f"{problem} (d={d})")
+            if col == 0:
+                ax.set_ylabel(METRIC_LABELS.get(metric, metric))
+            if sub.empty:
+                empty_panel(ax, metric, d, n_max)
+                continue
             for m in labels:
                 g = sub[sub["method"] == m].sort_values("n")
                 if g.empty:
@@ -72,11 +105,6 @@ def plot_trajectories(
                 ax.fill_between(
                     g["n"], g["ci_low"], g["ci_high"], color=colors[m], alpha=0.15, lw=0
                 )
-            if i == 0:
-                d = int(sub["dim"].iloc[0]) if not sub.empty else "?"
-                ax.set_title(f"{problem} (d={d})")
-            if col == 0:
-                ax.set_ylabel(METRIC_LABELS.get(metric, metric))
             if i == len(present) - 1:
                 ax.set_xlabel("evaluations")
     for k in range(len(problems), blocks * ncol):
@@ -84,7 +112,7 @@ def plot_trajectories(
             axes[(k // ncol) * len(present) + i, k % ncol].axis("off")
     _legend(fig, colors, labels)
     fig.tight_layout()
-    return save_figure(fig, png_path, inputs, config_section)
+    return fig
 
 
 def plot_otsd_vs_oe(
@@ -97,12 +125,22 @@ def plot_otsd_vs_oe(
     y: str = "oe_rel",
 ) -> list[Path]:
     """Figure 2: one point per (problem, method) cell; Spearman rho in the title. Cells
-    without a value (the authors' OE at n <= d) are left out, and their dimensions with them."""
+    without a value (the authors' OE at n <= d) are left out, and their dimensions with them.
+    The legend sits right of the axes, starting at their top edge, so it never covers the
+    title."""
+    fig = otsd_vs_oe_figure(cells, correlation, x, y)
+    return save_figure(fig, png_path, inputs, config_section)
+
+
+def otsd_vs_oe_figure(
+    cells: pd.DataFrame, correlation: Mapping[str, float], x: str = "otsd_norm", y: str = "oe_rel"
+) -> plt.Figure:
+    """The figure of :func:`plot_otsd_vs_oe`, not yet saved."""
     set_style()
     cells = cells[np.isfinite(cells[x].to_numpy(float)) & np.isfinite(cells[y].to_numpy(float))]
     labels = method_order(cells["method"])
     colors = method_colors(labels)
-    fig, ax = plt.subplots(figsize=(4.2, 3.4))
+    fig, ax = plt.subplots(figsize=(7.0, 4.6))
     dims = sorted(cells["dim"].unique())
     markers = dict(zip(dims, "osD^v<>pP*hX", strict=False))
     for m in labels:
@@ -130,9 +168,10 @@ def plot_otsd_vs_oe(
         for d in dims
         if d in markers
     ]
-    ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=7)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8,
+              ncol=2 if len(handles) > 12 else 1, borderaxespad=0.0)  # fmt: skip
     fig.tight_layout()
-    return save_figure(fig, png_path, inputs, config_section)
+    return fig
 
 
 def plot_exploration_vs_dimension(

@@ -30,6 +30,11 @@ def _save(fig: plt.Figure, paths: list[str | Path]) -> None:
     plt.close(fig)
 
 
+#: Legend text of the regret figure, in points: the 10.4-inch figure is shown at the page's
+#: content width (about 700-900 px), where 8 pt text rendered at about 6 px.
+LEGEND_PT = 12
+
+
 def regret_curves(curves: pd.DataFrame, paths: list[str | Path]) -> None:
     """Mean +- 2 s.e. of R_t per method on log-log axes, one panel per problem, inset R_t/t.
 
@@ -56,13 +61,19 @@ def regret_curves(curves: pd.DataFrame, paths: list[str | Path]) -> None:
         ax.set(
             xscale="log", yscale="log", xlabel="round t", ylabel="cumulative regret $R_t$", title=pk
         )
-        inset.set_title("$R_t/t$", fontsize=7)
-        inset.tick_params(labelsize=6)
+        ax.title.set_fontsize(LEGEND_PT)
+        ax.xaxis.label.set_size(LEGEND_PT - 1)
+        ax.yaxis.label.set_size(LEGEND_PT - 1)
+        ax.tick_params(labelsize=LEGEND_PT - 2)
+        inset.set_title("$R_t/t$", fontsize=LEGEND_PT - 1)
+        inset.tick_params(labelsize=LEGEND_PT - 2)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(
-        handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False
-    )
-    fig.tight_layout()
+    # below the panels, as wide as the figure: at content width the text stays legible
+    ncol = min(len(labels), 5)
+    fig.legend(handles, labels, fontsize=LEGEND_PT, loc="lower center", ncol=ncol,
+               bbox_to_anchor=(0.5, 0.0), frameon=False)  # fmt: skip
+    rows = -(-len(labels) // ncol)
+    fig.tight_layout(rect=(0.0, 0.045 * rows / nrow + 0.02, 1.0, 1.0))
     _save(fig, paths)
 
 

@@ -5,7 +5,7 @@ this module: :data:`RENDERERS` maps ``NAME`` to a function of the repository roo
 returns the text (a Markdown table, or an inline phrase such as a measured time); a region
 named ``figure.<tier>.<name>`` is a committed figure with its caption
 (:mod:`boexplore.reporting.figure_text`), and ``verdict-matrix`` the claims × tiers matrix
-(:mod:`boexplore.reporting.verdict_matrix`). Sources:
+(:mod:`boexplore.reporting.verdict_matrix`; ``verdict-matrix-paper1`` / ``-paper2`` one paper's). Sources:
 
 * ``data/<tier>/tables/claims_paper{1,2}.csv`` — the committed claims tables of a tier
   (``replicate``: the data release; ``default``: copied from a finished default run with
@@ -62,7 +62,7 @@ from boexplore.reporting.tier_text import (
     tier_scope,
     uses_table,
 )
-from boexplore.reporting.verdict_matrix import verdict_matrix
+from boexplore.reporting.verdict_matrix import PAPER1, PAPER2, verdict_matrix
 from boexplore.reporting.verify_text import rerun_text, verify_claims_short, verify_claims_text
 from boexplore.reporting.wide_tables import coverage_summary
 
@@ -247,7 +247,12 @@ def paper2_table(csv: Path) -> str:
             stat, problem, arm = m["stat"], m["problem"], m["arm"] or ""
             stat += f" ({m['rule']})" if m["rule"] else ""
         groups.setdefault((row.claim_id, stat), []).append((problem, arm, row))
-    lines = ["| claim | statistic | value | verdict |", "|---|---|---|---|"]
+    views = [c for c in ("lopo", "settings_range") if c in df.columns]  # paper 1's columns
+    heads = {"lopo": "one problem left out", "settings_range": "over our settings"}
+    lines = [
+        "| claim | statistic | value | verdict |" + "".join(f" {heads[c]} |" for c in views),
+        "|---|---|---|---|" + "---|" * len(views),
+    ]
     for (claim, stat), arms in groups.items():
         # a statistic measured on several arms (ablations) per problem names the arm too
         several = len({arm for _, arm, _ in arms}) > 1
@@ -267,8 +272,18 @@ def paper2_table(csv: Path) -> str:
             verdict = "; ".join(
                 f"{verdict_text(v)}: {', '.join(ps)}" for v, ps in by_verdict.items()
             )
-        lines.append(f"| {claim} | {cell(stat)} | {cell(value)} | {cell(verdict)} |")
+        line = f"| {claim} | {cell(stat)} | {cell(value)} | {cell(verdict)} |"
+        lines.append(line + "".join(f" {cell(paper2_view(rows, c))} |" for c in views))
     return "\n".join(lines)
+
+
+def paper2_view(rows: list[tuple[str, pd.Series]], column: str) -> str:
+    """One view column (``lopo``, ``settings_range``) over a statistic's rows: the text when
+    every row reads the same, else each problem's own."""
+    texts = {p: str(r[column]) for p, r in rows if has_value(r, column)}
+    if len(set(texts.values())) <= 1:
+        return next(iter(texts.values()), "")
+    return "; ".join(f"{p}: {t}" for p, t in texts.items())
 
 
 # --- registry -------------------------------------------------------------------------------------
@@ -308,6 +323,8 @@ def _bands(tier: str) -> Callable[[Path], str]:
 RENDERERS: dict[str, Callable[[Path], str]] = {
     "verdict-matrix": verdict_matrix,
     "verdict-matrix-readme": lambda repo: verdict_matrix(repo, link_prefix="docs/"),
+    "verdict-matrix-paper1": lambda repo: verdict_matrix(repo, papers=[PAPER1]),
+    "verdict-matrix-paper2": lambda repo: verdict_matrix(repo, papers=[PAPER2]),
     "paper1-replicate": _claims("replicate", 1),
     "paper1-default": _claims("default", 1),
     "scope-replicate": lambda repo: tier_scope(repo, "replicate"),

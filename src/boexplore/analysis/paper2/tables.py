@@ -21,6 +21,7 @@ from boexplore.analysis.paper2.summary import (
     e3_dynamic_summary,
     e4_summary,
 )
+from boexplore.analysis.paper2.views import leave_one_problem_out, with_views
 from boexplore.io import atomic_write, atomic_write_text
 
 
@@ -92,6 +93,13 @@ def build_tables(
         dyn_seeds,
         misspecified,
     )
+    if len(seeds) and len(keys) > 1:  # one problem left out: paper 1's lopo columns
+
+        def on(some: list[str]) -> pd.DataFrame:
+            return claims_table(th, seeds, some, None, None, float(cfg["e2"]["delta"]),
+                                None, None, None, misspecified)  # fmt: skip
+
+        claims = with_views(claims, leave_one_problem_out(claims, keys, on))
     if "stuck_control" in outputs:  # the stuck rule's control rates (P2-C3), per problem
         rates = (
             stuck_control(seeds, keys, {**DEFAULTS, **th}, [th["policy"], *th["ablations"]]).rates
