@@ -96,6 +96,13 @@ ABSENT_BAND = ("not in this band", "absent")
 PAPER1_TIERS = (
     MatrixTier("replicate-decide", "decide", "results-paper1-decide.md"),
     MatrixTier("replicate-beyond-d", "beyond d", "results-paper1-beyond-d.md"),
+    # where each verdict holds: the beyond-d tier's parts re-decided per band of d
+    MatrixTier(
+        "replicate-beyond-d",
+        "beyond d, by d band",
+        "results-paper1-beyond-d.md",
+        sources=("tables/claims_paper1_bands.csv",),
+    ),
     MatrixTier("replicate-long", "long", "results-paper1-long.md"),
     MatrixTier("replicate", "replicate", "results-paper1-replicate.md"),
     MatrixTier("default", "default", "results-paper1-default.md"),
@@ -326,7 +333,10 @@ def rows_html(repo: Path, rows: MatrixRows, link_prefix: str = "") -> list[str]:
             tables.append(read[0])
     if not columns:
         return []
-    statements = _statements(tables)
+    # rows are the claims of the tiers' claims tables; a band table adds cells, not rows (its
+    # parts of a claim's other decision, e.g. C3's tie-aware order, have no row of their own)
+    claims = [t for t in tables if BAND not in t.columns]
+    statements = _statements(claims or tables)
     # the table's open, head and body open on one line, its close on one: a claim per line
     lines = [f'<table class="verdict-matrix__table">{_head(rows, columns, link_prefix)}<tbody>']
     for key in sorted(statements, key=_sort_key):
