@@ -30,6 +30,7 @@ include: "workflow/rules/bounds.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/diagnostics.smk"
 include: "workflow/rules/parametric.smk"
+include: "workflow/rules/combinatorial.smk"
 include: "workflow/rules/release.smk"
 include: "workflow/rules/report.smk"
 

@@ -174,7 +174,7 @@ def final_outputs():
         f"{FIGURES}/otsd_bounds.png",
         f"{FIGURES}/run_timings.png",
     ]
-    return outs + ANALYSIS_OUTPUTS + PARAMETRIC_OUTPUTS + RELEASE_OUTPUTS
+    return outs + ANALYSIS_OUTPUTS + PARAMETRIC_OUTPUTS + COMBINATORIAL_OUTPUTS + RELEASE_OUTPUTS
 
 
 # Data release (config key `release`): which committed trace a job restores or extends.

@@ -1,7 +1,8 @@
 """The config JSON Schemas, shipped as package data so an installed wheel can validate configs.
 
 ``config.schema.yaml`` is the whole workflow config; it ``$ref``s ``analysis.schema.yaml``
-(paper-1 analysis section) and ``parametric.schema.yaml`` (paper-2 section). Defaults live
+(paper-1 analysis section), ``parametric.schema.yaml`` (paper-2 section) and
+``combinatorial.schema.yaml`` (binary / categorical / mixed domains, our extension). Defaults live
 in the schemas only; :func:`schema_defaults` reads them for code that needs the plain values.
 """
 
@@ -13,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-SCHEMA_NAMES: tuple[str, ...] = ("config", "analysis", "parametric")
+SCHEMA_NAMES: tuple[str, ...] = ("config", "analysis", "parametric", "combinatorial")
 
 
 def schema_dir() -> Path:

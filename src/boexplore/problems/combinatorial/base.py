@@ -131,9 +131,7 @@ class CombinatorialProblem(Problem):
         if bad.any():
             r, c = np.argwhere(bad)[0]
             what = (
-                f"levels 0..{self.levels[c] - 1}"
-                if self._finite[c]
-                else f"[{lo[c]:g}, {hi[c]:g}]"
+                f"levels 0..{self.levels[c] - 1}" if self._finite[c] else f"[{lo[c]:g}, {hi[c]:g}]"
             )
             raise ValueError(f"{self.name}: raw value {X[r, c]:g} in row {r}, column {c}: {what}")
         return np.where(self._finite, rounded, np.clip(X, lo, hi))
