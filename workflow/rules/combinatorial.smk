@@ -8,6 +8,23 @@ from boexplore.pipeline import combinatorial_stage as _comb
 CCFG = _comb.section(config)
 COMB = f"{RESULTS}/combinatorial"
 COMB_JOBS = _comb.jobs(config)
+# Job sizing from the cost model `boexplore estimate` prints (boexplore.cost.discrete).
+_COMB_COSTS = {(j.rule, j.key): j for j in _cost.combinatorial_job_costs(config)}
+
+
+def comb_resources(rule_name):
+    """(runtime, mem_mb) request functions of a per-seed rule beyond the box."""
+
+    def job(wc):
+        return _COMB_COSTS[(rule_name, f"{wc.cprob}/{wc.cmethod}/seed{wc.cseed}")]
+
+    def runtime(wildcards, attempt):
+        return _cost.runtime_request_min(job(wildcards), config, attempt)
+
+    def mem(wildcards, attempt):
+        return _cost.mem_request_mb(job(wildcards), config, attempt)
+
+    return runtime, mem
 
 
 wildcard_constraints:
@@ -55,6 +72,9 @@ rule comb_run:
     benchmark:
         f"{BENCHMARKS}/comb_run/{{cprob}}/{{cmethod}}/seed{{cseed}}.tsv"
     threads: 1
+    resources:
+        runtime=comb_resources("comb_run")[0],
+        mem_mb=comb_resources("comb_run")[1],
     conda:
         ENV
     script:
@@ -72,6 +92,9 @@ rule comb_score:
     log:
         f"{LOGS}/combinatorial/metrics/{{cprob}}/{{cmethod}}/seed{{cseed}}.log",
     threads: 1
+    resources:
+        runtime=comb_resources("comb_score")[0],
+        mem_mb=comb_resources("comb_score")[1],
     conda:
         ENV
     script:

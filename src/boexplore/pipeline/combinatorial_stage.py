@@ -83,8 +83,12 @@ def score(
     trace_path: str | Path, problem_json: str | Path, reference_reps: int, out: str | Path
 ) -> None:
     """Per-prefix domain metrics of one trace, with the references and the bounds check."""
-    from boexplore.metrics.domain import RandomSearchReference, check_domain_bounds
-    from boexplore.metrics.domain import parse_domain, score_domain_trace
+    from boexplore.metrics.domain import (
+        RandomSearchReference,
+        check_domain_bounds,
+        parse_domain,
+        score_domain_trace,
+    )
     from boexplore.problems import load_instance
 
     problem = load_instance(problem_json)
@@ -142,4 +146,3 @@ def tables(
     atomic_write(bounds, out_bounds)
     outside = int((~allp["bounds_inside_all"].astype(bool)).sum())
     log.info("%d runs, %d prefixes outside the bounds", len(runs), outside)
-

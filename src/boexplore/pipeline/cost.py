@@ -44,6 +44,7 @@ from boexplore.pipeline.calibration import (
 from boexplore.pipeline.job_costs import (
     STAGE_ORDER,
     bo_job_cost,
+    combinatorial_job_costs,
     format_summary,
     format_timed_out,
     parametric_job_cost,
@@ -63,7 +64,7 @@ __all__ = [
     "BENCH_RULES", "CALIBRATION_FILE", "CONDITION_SHARE", "EXPENSIVE_METHODS",
     "FIXED_ACQ_SHARE", "MODEL_FREE", "REF_RAW", "REF_RESTARTS", "STAGE_ORDER", "JobCost",
     "batch_factor", "bo_iteration_seconds", "bo_job_cost", "bo_peak_mem_mb", "bo_seed_seconds",
-    "calibrate", "chunk_size", "compare", "config_calibration", "fit_iteration_model",
+    "calibrate", "chunk_size", "combinatorial_job_costs", "compare", "config_calibration", "fit_iteration_model",
     "fit_schedule_scale", "format_compare", "format_summary", "format_timed_out",
     "iterations_from_traces", "load_calibration", "max_runtime_min", "mem_request_mb",
     "parametric_job_cost", "parametric_job_costs", "parametric_units", "parse_timing_tables",

@@ -12,9 +12,9 @@ U = 0.1, rho = 1, T = 100, lam = 0.01 (BOCS's values; BOCS also subtracts the co
 (1 - epsilon) per stage, which moves no comparison and is left out here). The samples are
 drawn once from ``instance_seed``, so the objective is deterministic. Negated here.
 
-Optimum: not proven (2^25 points). ``best_known`` is the best value of 20 simulated-annealing
-runs of 20,000 evaluations each (``boexplore.discrete.search.simulated_annealing``, seeds 0..19,
-instance seed 0, n = 25), run once on 2026-12-07; a value above it in a trace is a new best.
+Optimum: not proven (2^25 points). ``best_known`` (n = 25, instance seed 0) is the best value of 10
+simulated-annealing runs of 20,000 evaluations each (``discrete.search.annealing_best``), run
+once on 2026-12-07 and checked by ``tests/discrete/test_discrete_loop.py``; a value above it in a trace is a new best.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from boexplore.problems.registry import register
 #: BOCS's constants: threshold, penalty weight, Monte-Carlo samples, L1 weight.
 U_LIMIT, RHO, N_SAMPLES, LAMBDA = 0.1, 1.0, 100, 0.01
 #: Best value of our simulated-annealing runs at n = 25, instance seed 0 (docstring).
-BEST_KNOWN_25 = None
+BEST_KNOWN_25 = -22.61
 
 
 class Contamination(CombinatorialProblem):

@@ -14,9 +14,9 @@ The random draws are fixed by ``instance_seed`` (common random numbers), so the 
 deterministic. This is our implementation from the paper's description, not COMBO's code:
 its values need not equal COMBO's to the digit. Negated here.
 
-Optimum: not proven (5^25 points). ``best_known`` is the best value of 20 simulated-annealing
-runs of 20,000 evaluations each (``boexplore.discrete.search.simulated_annealing``, seeds 0..19,
-instance seed 0, n = 25), run once on 2026-12-07.
+Optimum: not proven (5^25 points). ``best_known`` (n = 25, instance seed 0) is the best value of 10
+simulated-annealing runs of 20,000 evaluations each (``discrete.search.annealing_best``), run
+once on 2026-12-07 and checked by ``tests/discrete/test_discrete_loop.py``.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ MAX_DISCOUNT = np.array([0.2, 0.3, 0.3, 0.0])
 CONTROL_BETA = np.array([2.0, 3.0, 3.0, 5.0]) / 7.0
 TOLERANCE_RATE = np.array([1.0, 2.5, 2.0, 0.5]) / 7.0
 #: Best value of our simulated-annealing runs at n = 25, instance seed 0 (docstring).
-BEST_KNOWN_25 = None
+BEST_KNOWN_25 = -11.9616
 
 
 class PestControl(CombinatorialProblem):
