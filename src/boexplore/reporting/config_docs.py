@@ -35,6 +35,7 @@ SECTIONS = (
     ("config", "Workflow (`config.yaml`)", None),
     ("analysis", "Paper-1 analysis (`analysis:`)", "analysis"),
     ("parametric", "Paper 2 (`parametric:`)", "parametric"),
+    ("combinatorial", "Beyond the box (`combinatorial:`, our extension)", "combinatorial"),
 )
 
 
