@@ -69,6 +69,13 @@ def test_gp_methods_propose_new_valid_points(name, dim, method):
     assert check["inside_all"].all()
 
 
+def test_gp_runs_are_deterministic_by_seed():
+    p = get_problem("labs", dim=8)
+    a = run_discrete(p, "ts", seed=3, budget=9, n_init=6)
+    b = run_discrete(p, "ts", seed=3, budget=9, n_init=6)
+    np.testing.assert_array_equal(a.filter(regex="^x_").to_numpy(), b.filter(regex="^x_").to_numpy())
+
+
 def test_greedy_duplicates_fall_back():
     p = get_problem("labs", dim=8)
     tr = run_discrete(p, "greedy", seed=0, budget=10, n_init=6)
