@@ -73,7 +73,9 @@ def test_gp_runs_are_deterministic_by_seed():
     p = get_problem("labs", dim=8)
     a = run_discrete(p, "ts", seed=3, budget=9, n_init=6)
     b = run_discrete(p, "ts", seed=3, budget=9, n_init=6)
-    np.testing.assert_array_equal(a.filter(regex="^x_").to_numpy(), b.filter(regex="^x_").to_numpy())
+    np.testing.assert_array_equal(
+        a.filter(regex="^x_").to_numpy(), b.filter(regex="^x_").to_numpy()
+    )
 
 
 def test_greedy_duplicates_fall_back():
@@ -84,7 +86,7 @@ def test_greedy_duplicates_fall_back():
     assert set(tr.fallback) <= {"", "duplicate"}
 
 
-@pytest.mark.parametrize("name", ["contamination", "pest_control"])
+@pytest.mark.parametrize("name", ["contamination", "pest_control", "ising_sparsification"])
 def test_short_searches_stay_at_or_below_best_known(name):
     p = get_problem(name)
     assert p.best_known is not None
@@ -92,7 +94,7 @@ def test_short_searches_stay_at_or_below_best_known(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["contamination", "pest_control"])
+@pytest.mark.parametrize("name", ["contamination", "pest_control", "ising_sparsification"])
 def test_best_known_is_reproduced(name):
     """The documented search gives the stored value (tens of CPU-seconds each)."""
     p = get_problem(name)

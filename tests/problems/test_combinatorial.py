@@ -12,7 +12,9 @@ from boexplore.problems import get_problem, list_problems, load_instance, save_i
 from boexplore.problems.combinatorial.base import CombinatorialProblem
 from boexplore.problems.combinatorial.labs import OPTIMAL_ENERGY, labs_energy
 
-NAMES = ["labs", "maxsat_planted", "contamination", "pest_control", "mixed_ackley"]
+NAMES = [
+    "labs", "maxsat_planted", "contamination", "pest_control", "mixed_ackley", "ising_sparsification",
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -38,7 +40,9 @@ def test_deterministic_by_seed_and_round_trip(name, tmp_path):
     np.testing.assert_array_equal(loaded.evaluate_raw(X), a.evaluate_raw(X))
 
 
-@pytest.mark.parametrize("name", ["maxsat_planted", "contamination", "pest_control"])
+@pytest.mark.parametrize(
+    "name", ["maxsat_planted", "contamination", "pest_control", "ising_sparsification"]
+)
 def test_instance_seed_changes_the_instance(name):
     X = get_problem(name).sample_raw(np.random.default_rng(2), 20)
     assert not np.array_equal(
@@ -113,3 +117,22 @@ def test_costs_grow_with_what_is_paid():
     pest = get_problem("pest_control")
     y = pest.evaluate_raw(pest.sample_raw(np.random.default_rng(0), 20))
     assert np.all(y <= 0)
+
+
+def test_ising_kl_by_direct_sums():
+    """The cost is KL(P || Q_x) + 0.01 |x|, KL summed over the 2^16 states directly."""
+    p = get_problem("ising_sparsification")
+    x = p.sample_raw(np.random.default_rng(3), 1)[0]
+
+    def log_probs(theta):
+        e = p.pair @ theta
+        return e - (np.log(np.exp(e - e.max()).sum()) + e.max())
+
+    lp, lq = log_probs(p.theta), log_probs(p.theta * x)
+    kl = float(np.sum(np.exp(lp) * (lp - lq)))
+    assert -p.evaluate_raw(x)[0] == pytest.approx(kl + 0.01 * x.sum(), rel=1e-9)
+    assert p.evaluate_raw(np.ones(24))[0] == pytest.approx(-0.24, abs=1e-9)  # Q = P: KL = 0
+    X = p.sample_raw(np.random.default_rng(4), 50)
+    assert np.all(-p.evaluate_raw(X) >= 0.01 * X.sum(axis=1) - 1e-9)  # KL >= 0
+    with pytest.raises(ValueError, match="24 edges"):
+        get_problem("ising_sparsification", dim=24).__class__(dim=23)
