@@ -31,6 +31,7 @@ include: "workflow/rules/analysis.smk"
 include: "workflow/rules/hyperparameters.smk"
 include: "workflow/rules/diagnostics.smk"
 include: "workflow/rules/parametric.smk"
+include: "workflow/rules/combinatorial.smk"
 include: "workflow/rules/release.smk"
 include: "workflow/rules/report.smk"
 

@@ -173,6 +173,34 @@ def _semantic_errors(config: Mapping[str, Any]) -> Iterator[str]:
     yield from _not_run_errors(config)
     yield from _analysis_errors(config)
     yield from _parametric_errors(config)
+    yield from _combinatorial_errors(config)
+
+
+def _combinatorial_errors(config: Mapping[str, Any]) -> Iterator[str]:
+    """``combinatorial``: registered combinatorial problems, readable method specs, a design
+    that fits the budget."""
+    comb = config.get("combinatorial") or {}
+    if not comb.get("enabled", False):
+        return
+    from boexplore.discrete.methods import parse_discrete_method
+    from boexplore.problems import problem_info
+
+    key = "config key combinatorial"
+    for label, entry in (comb.get("problems") or {}).items():
+        try:
+            info = problem_info(entry["name"])
+        except KeyError as exc:
+            yield f"{key}.problems.{label}.name: {exc.args[0]}"
+            continue
+        if info.kind != "combinatorial":
+            yield f"{key}.problems.{label}.name: {entry['name']!r} is a {info.kind} problem"
+    for label, spec in (comb.get("methods") or {}).items():
+        try:
+            parse_discrete_method(spec)
+        except ValueError as exc:
+            yield f"{key}.methods.{label}: {exc}"
+    if comb.get("n_init", 10) > comb.get("budget", 100):
+        yield f"{key}.n_init: {comb['n_init']} is more than the budget {comb['budget']}"
 
 
 def _not_run_errors(config: Mapping[str, Any]) -> Iterator[str]:

@@ -27,6 +27,7 @@ FLOORS: dict[str, int] = {
     "boexplore.problems": 1,
     "boexplore.analysis.claimkit": 1,
     "boexplore.bo": 2,
+    "boexplore.discrete": 2,
     "boexplore.integrations": 2,
     "boexplore.cost": 3,
     "boexplore.parametric": 3,

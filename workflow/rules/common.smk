@@ -165,6 +165,44 @@ def p2_mem(rule_name):
     return mem
 
 
+# Beyond the box (workflow/rules/combinatorial.smk; our extension): the section, its jobs,
+# their paths and sizes.
+from boexplore.pipeline import combinatorial_stage as _comb
+
+CCFG = _comb.section(config)
+COMB = f"{RESULTS}/combinatorial"
+COMB_JOBS = _comb.jobs(config)
+# Job sizing from the cost model `boexplore estimate` prints (boexplore.cost.discrete).
+_COMB_COSTS = {(j.rule, j.key): j for j in _cost.combinatorial_job_costs(config)}
+
+
+def comb_resources(rule_name):
+    """(runtime, mem_mb) request functions of a per-seed rule beyond the box."""
+
+    def job(wc):
+        return _COMB_COSTS[(rule_name, f"{wc.cprob}/{wc.cmethod}/seed{wc.cseed}")]
+
+    def runtime(wildcards, attempt):
+        return _cost.runtime_request_min(job(wildcards), config, attempt)
+
+    def mem(wildcards, attempt):
+        return _cost.mem_request_mb(job(wildcards), config, attempt)
+
+    return runtime, mem
+
+
+def comb_metric_files():
+    """Scored metrics of every (problem, method, seed) of the section."""
+    return [f"{COMB}/metrics/{p}/{m}/seed{s}.parquet" for p, m, s in COMB_JOBS]
+
+
+COMBINATORIAL_OUTPUTS = (
+    [f"{COMB}/tables/runs.csv", f"{COMB}/tables/summary.csv", f"{COMB}/tables/bounds.csv"]
+    if COMB_JOBS
+    else []
+)
+
+
 def final_outputs():
     """Everything the default target builds: tables, figures, claims of every included stage."""
     outs = [
@@ -174,7 +212,14 @@ def final_outputs():
         f"{FIGURES}/otsd_bounds.png",
         f"{FIGURES}/run_timings.png",
     ]
-    return outs + ANALYSIS_OUTPUTS + HYPERPARAMETER_OUTPUTS + PARAMETRIC_OUTPUTS + RELEASE_OUTPUTS
+    return (
+        outs
+        + ANALYSIS_OUTPUTS
+        + HYPERPARAMETER_OUTPUTS
+        + PARAMETRIC_OUTPUTS
+        + COMBINATORIAL_OUTPUTS
+        + RELEASE_OUTPUTS
+    )
 
 
 # Data release (config key `release`): which committed trace a job restores or extends.

@@ -235,7 +235,28 @@ def workflow_job_costs(config: Mapping[str, Any], cal=None) -> list[JobCost]:
         ):
             jobs.append(JobCost(job.rule, f"{job.key}/{row['chunk']}", job.cpu_s, job.mem_mb))
     jobs += parametric_job_costs(config, cal)
+    jobs += combinatorial_job_costs(config)
     return jobs
+
+
+def combinatorial_job_costs(config: Mapping[str, Any]) -> list[JobCost]:
+    """Every run and scoring job of the ``combinatorial`` section (``cost.discrete``)."""
+    from boexplore.cost import discrete
+    from boexplore.pipeline.combinatorial_stage import jobs, section
+    from boexplore.problems import get_problem
+
+    cfg = section(config)
+    dims: dict[str, int] = {}
+    out = []
+    for problem, method, seed in jobs(config):
+        entry = cfg["problems"][problem]
+        if problem not in dims:
+            dims[problem] = get_problem(entry["name"], dim=entry.get("dim")).dim
+        spec, key = cfg["methods"][method], f"{problem}/{method}/seed{seed}"
+        cpu = discrete.run_seconds(entry["name"], dims[problem], spec, cfg["budget"], cfg["n_init"])
+        out.append(JobCost("comb_run", key, cpu, discrete.MEM_MB))
+        out.append(JobCost("comb_score", key, discrete.SCORE_S, discrete.MEM_MB))
+    return out
 
 
 def released_complete(config: Mapping[str, Any], cal=None) -> tuple[int, float]:
@@ -258,7 +279,10 @@ def released_complete(config: Mapping[str, Any], cal=None) -> tuple[int, float]:
 
 
 # --- summary -----------------------------------------------------------------------------
-STAGE_ORDER = ("bo_run", "score_run", "p2_e1", "p2_e2", "p2_e3_static", "p2_e3_dynamic", "p2_e4")
+STAGE_ORDER = (
+    "bo_run", "score_run", "p2_e1", "p2_e2", "p2_e3_static", "p2_e3_dynamic", "p2_e4",
+    "comb_run", "comb_score",
+)  # fmt: skip
 
 
 def summarize(jobs: Iterable[JobCost], config: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -36,6 +36,7 @@ SECTIONS = (
     ("analysis", "Paper-1 analysis (`analysis:`)", "analysis"),
     ("parametric", "Paper 2 (`parametric:`)", "parametric"),
     ("hyperparameters", "Hyperparameter study (`hyperparameters:`)", "hyperparameters"),
+    ("combinatorial", "Beyond the box (`combinatorial:`, our extension)", "combinatorial"),
 )
 
 

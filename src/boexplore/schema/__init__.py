@@ -1,8 +1,9 @@
 """The config JSON Schemas, shipped as package data so an installed wheel can validate configs.
 
 ``config.schema.yaml`` is the whole workflow config; it ``$ref``s ``analysis.schema.yaml``
-(paper-1 analysis section), ``parametric.schema.yaml`` (paper-2 section) and
-``hyperparameters.schema.yaml`` (the hyperparameter study's rules). Defaults live
+(paper-1 analysis section), ``parametric.schema.yaml`` (paper-2 section),
+``hyperparameters.schema.yaml`` (the hyperparameter study's rules) and
+``combinatorial.schema.yaml`` (binary / categorical / mixed domains, our extension). Defaults live
 in the schemas only; :func:`schema_defaults` reads them for code that needs the plain values.
 """
 
@@ -14,7 +15,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-SCHEMA_NAMES: tuple[str, ...] = ("config", "analysis", "parametric", "hyperparameters")
+SCHEMA_NAMES: tuple[str, ...] = (
+    "config",
+    "analysis",
+    "parametric",
+    "hyperparameters",
+    "combinatorial",
+)
 
 
 def schema_dir() -> Path:
