@@ -211,6 +211,11 @@ def render(
     short = ", ".join(f"{label(s, m)} on {p}, {n}" for (s, m, p), n in seeds.items()
                       if n < seeds.max())  # fmt: skip
     lines = [
+        "---",
+        "# the figure at the content width of a wide page (docs/assets/boexplore.css)",
+        "wide: true",
+        "---",
+        "",
         "# Optuna's samplers and Ax's default strategy in the exploration taxonomy",
         "",
         "*Our measurement, not a claim of either paper:* neither paper places the samplers most "
