@@ -192,13 +192,7 @@ def _estimate(args: argparse.Namespace) -> int:
     if args.calibrate:
         tables = args.timing_tables.read_text() if args.timing_tables else None
         cal = cost.calibrate(config, args.calibrate, timing_tables=tables)
-        text = json.dumps(cal, indent=1) + "\n"
-        if args.out:
-            args.out.write_text(text)
-            print(f"wrote {args.out}")
-        else:
-            print(text, end="")
-        return 0
+        return _write_calibration(cal, args.out)
     if args.refit_fit:
         return _refit_fit(args, config)
     cal = cost.config_calibration(config)
@@ -274,10 +268,15 @@ def _refit_fit(args: argparse.Namespace, config: dict) -> int:
         f"high-d terms on {len(high)})"
         + (f"; log-space fit on {args.step_profile}" if logs else "")
     )
+    return _write_calibration(cal, args.out)
+
+
+def _write_calibration(cal: dict, out: Path | None) -> int:
+    """A cost-model JSON to ``out`` (``--out``), or to standard output."""
     text = json.dumps(cal, indent=1) + "\n"
-    if args.out:
-        args.out.write_text(text)
-        print(f"wrote {args.out}")
+    if out:
+        out.write_text(text)
+        print(f"wrote {out}")
     else:
         print(text, end="")
     return 0
